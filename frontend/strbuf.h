@@ -1,0 +1,25 @@
+/* strbuf.h: a growable byte buffer for building strings. */
+#ifndef TES_STRBUF_H
+#define TES_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "ir/support.h"
+
+typedef struct StrBuf {
+  char *s; /* NUL-terminated while len > 0 or after sb_cstr */
+  size_t len, cap;
+} StrBuf;
+
+#define STRBUF_INIT {0}
+void sb_putc(StrBuf *b, char c);
+void sb_putn(StrBuf *b, const char *s, size_t n);
+void sb_puts(StrBuf *b, const char *s);
+void sb_printf(StrBuf *b, const char *fmt, ...) TES_PRINTF(2, 3);
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
+const char *sb_cstr(StrBuf *b); /* "" when empty; owned by b */
+char *sb_take(StrBuf *b, size_t *len); /* the malloc'd buffer; b is empty after */
+void sb_free(StrBuf *b);
+
+#endif

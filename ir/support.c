@@ -1,0 +1,47 @@
+/* support.c: checked allocation and the internal-error exit. */
+#include "ir/support.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tes_internal_error(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fprintf(stderr, "tes: internal error at %s:%d: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\n(this is a bug in tes, not in your script)\n", stderr);
+  abort();
+}
+
+static void *oom(size_t n) {
+  fprintf(stderr, "tes: out of memory (asked for %zu bytes)\n", n);
+  exit(70);
+}
+
+void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  return p ? p : oom(n);
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  return p ? p : oom(n * size);
+}
+
+void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  return q ? q : oom(n);
+}
+
+char *xstrndup(const char *s, size_t n) {
+  char *d = xmalloc(n + 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }

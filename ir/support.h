@@ -1,0 +1,24 @@
+/* support.h: the few helpers every folder of tes uses: checked allocation and internal asserts.
+ * Internal asserts are for states no script can reach; user mistakes are TES exceptions. */
+#ifndef TES_SUPPORT_H
+#define TES_SUPPORT_H
+
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+#define TES_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+
+noreturn void tes_internal_error(const char *file, int line, const char *fmt, ...) TES_PRINTF(3, 4);
+
+#define TES_ASSERT(cond, ...) \
+  do { if (!(cond)) tes_internal_error(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define TES_UNREACHABLE() tes_internal_error(__FILE__, __LINE__, "unreachable")
+
+/* Allocation that never returns NULL: out of memory is fatal. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+#endif
