@@ -158,6 +158,8 @@ typedef struct ImportItem {
 struct Node {
   AstKind kind;
   SrcLoc loc; /* the first character of the construct; for BINOP/COMPARE the operator */
+  Value *konst; /* INT, FLOAT, STR: the literal as a value, made once by resolve.c and owned by
+                   Unit.consts (the parser leaves it NULL) */
   union {
     int64_t ival;
     double fval;
@@ -199,6 +201,8 @@ typedef struct Unit {
   Arena arena;
   Source *src;  /* one reference */
   Node *root;   /* AST_MODULE */
+  Value *consts; /* VAL_LIST owning the literal values of Node.konst, or NULL; unit_decref
+                    drops it */
 } Unit;
 
 Unit *unit_new(Source *src); /* takes a reference to src; empty tree */

@@ -16,4 +16,9 @@
  * An exception with no location prints "tes: error: KIND: MESSAGE". */
 void diag_print_exc(FILE *out, Value *exc);
 
+/* The first lines of the same format for an error that is not an exception value (a ParseError
+ * in `tes --dump-ast`): "FILE:LINE:COL: error: KIND: MESSAGE", the line and the caret; KIND may
+ * be NULL. loc.src NULL prints "tes: error: KIND: MESSAGE". */
+void diag_print_loc(FILE *out, SrcLoc loc, const char *kind, const char *msg);
+
 #endif

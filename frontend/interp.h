@@ -44,7 +44,11 @@ Value *interp_callv(Interp *I, Value *fn, int n, Value **args); /* positional on
 /* Matches a call to a builtin's params (see Builtin in value.h) into slots[count of params]. */
 int interp_bind_builtin(Interp *I, const Builtin *b, CallArgs *args, Value **slots);
 
-/* Standard output as the script sees it (print writes here). */
+/* Standard output as the script sees it (print writes here); stdout unless set. */
 FILE *interp_stdout(Interp *I);
+void interp_set_stdout(Interp *I, FILE *out);
+/* Fuzzing and tests: after max_steps statements and calls, raise RuntimeError "step limit
+ * exceeded". 0 (the default) means no limit. */
+void interp_set_step_limit(Interp *I, int64_t max_steps);
 
 #endif

@@ -142,6 +142,7 @@ extern const TypeObj val_types[VAL_KIND_COUNT];
 typedef struct TraceEntry {
   SrcLoc loc;   /* holds a reference on loc.src */
   Value *func;  /* str: the function's name, "<module>" at top level */
+  int depth;    /* the interpreter's call depth when recorded (interp.c's bookkeeping) */
 } TraceEntry;
 
 typedef struct Exc { /* VAL_EXC: an exception instance */
@@ -184,6 +185,8 @@ struct Value {
   uint32_t refcnt; /* VAL_IMMORTAL: never freed */
   uint8_t kind;    /* ValKind */
   uint8_t interned;
+  uint8_t ascii;   /* STR: every byte < 0x80, so indexing needs no UTF-8 decoding (set by the
+                      str constructors of value.c) */
   union {
     int64_t i; /* INT; BOOL is 0 or 1 */
     double f;
@@ -291,6 +294,9 @@ bool val_is_number(Value *v); /* int, bool or float */
 Value *val_format(Interp *I, Value *v, const char *spec, size_t speclen);
 /* "fmt % args" */
 Value *val_str_percent(Interp *I, Value *fmt, Value *args);
+/* list.sort and sorted(): stable, in place; key may be NULL or None; -1 on error (the list
+ * keeps all its items). */
+int val_list_sort(Interp *I, Value *list, Value *key, bool reverse);
 /* Exception instance test against a class, following bases. */
 bool exc_is(const TypeObj *t, const TypeObj *cls);
 
@@ -309,5 +315,8 @@ void gc_untrack(GcHead *h);
 /* Frees unreachable cycles among tracked containers; returns how many were freed. */
 int64_t gc_collect(void);
 int64_t gc_tracked_count(void);
+/* gc_collect when the tracked count has doubled since the last collection (at least 1000 new);
+ * call it only at safe points (statement boundaries), where no container is half-built. */
+int64_t gc_maybe_collect(void);
 
 #endif

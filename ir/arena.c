@@ -1,6 +1,7 @@
 /* arena.c: a list of blocks, each filled front to back; large requests get their own block. */
 #include "ir/arena.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/support.h"

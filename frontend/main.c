@@ -1,0 +1,208 @@
+/* main.c: the command line of SPEC §2: run a file, a -c string or a session, and turn the
+ * outcome into the exit status (0 success, 1 runtime error, 2 syntax error or bad usage). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frontend/diag.h"
+#include "frontend/interp.h"
+#include "frontend/parse.h"
+#include "frontend/repl.h"
+#include "frontend/strbuf.h"
+
+#ifndef TES_VERSION
+#define TES_VERSION "0.0.0"
+#endif
+
+static const char usage_text[] =
+    "usage: tes [FILE [ARGS...]]\n"
+    "       tes -c CODE [ARGS...]\n"
+    "       tes -i FILE [ARGS...]\n"
+    "       tes --emit=ir|llvm|cuda|asm FILE [ARGS...]\n"
+    "       tes --dump-after=PASS FILE [ARGS...]\n"
+    "       tes --dump-ast FILE\n"
+    "Runs a TES script; with no FILE, reads a session from standard input (the REPL when it\n"
+    "is a terminal; otherwise statement by statement, echoing expression values).\n"
+    "\n"
+    "options:\n"
+    "  -c CODE              run CODE; sys.argv is ['-c', ARGS...]\n"
+    "  -i FILE              run FILE, then start the REPL with its names\n"
+    "  --emit=KIND          print every module the script builds as ir, llvm, cuda or asm\n"
+    "                       (not supported yet: arrives with issue 3)\n"
+    "  --dump-after=PASS    print the IR after lowering pass PASS ('all': every pass)\n"
+    "                       (not supported yet: arrives with issue 3)\n"
+    "  --dump-ast FILE      print the syntax tree of FILE without running it\n"
+    "  --version            print the version and exit\n"
+    "  -h, --help           print this help and exit\n"
+    "\n"
+    "exit status: 0 success, 1 runtime error, 2 syntax error or bad usage;\n"
+    "sys.exit(N) exits with N.\n";
+
+static int usage_error(const char *fmt, ...) TES_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tes: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\nusage: tes [-c CODE | -i FILE | FILE] [ARGS...]; tes --help for more\n", stderr);
+  return 2;
+}
+
+/* Runs, reports any uncaught error and gives the exit status. `text` NULL: run the file. */
+static int run_script(Interp *I, const char *name, const char *text, bool *exiting) {
+  int rc = text ? interp_run_text(I, name, text, strlen(text), false) : interp_run_file(I, name);
+  fflush(interp_stdout(I));
+  fflush(stdout);
+  *exiting = false;
+  return rc < 0 ? repl_report_error(I, exiting) : 0;
+}
+
+static bool read_file(const char *path, StrBuf *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(out, buf, n);
+  bool ok = !ferror(f);
+  fclose(f);
+  return ok;
+}
+
+static int dump_ast(const char *path) {
+  StrBuf text = STRBUF_INIT;
+  if (!read_file(path, &text)) {
+    sb_free(&text);
+    fprintf(stderr, "tes: cannot read %s\n", path);
+    return 1;
+  }
+  Source *src = src_new(path, sb_cstr(&text), text.len);
+  sb_free(&text);
+  ParseError err;
+  memset(&err, 0, sizeof err);
+  Unit *u = parse_source(src, &err);
+  int status = 0;
+  if (u) {
+    ast_dump(u->root, stdout);
+    unit_decref(u);
+  } else {
+    fflush(stdout);
+    diag_print_loc(stderr, err.loc, "SyntaxError", err.msg);
+    status = 2;
+  }
+  src_decref(src);
+  return status;
+}
+
+/* argv for the script: [name, rest...]. */
+static void set_argv(Interp *I, const char *name, int nrest, char **rest) {
+  char **v = xcalloc((size_t)nrest + 2, sizeof *v);
+  v[0] = (char *)name;
+  for (int i = 0; i < nrest; i++) v[i + 1] = rest[i];
+  interp_set_argv(I, nrest + 1, v);
+  free(v);
+}
+
+typedef enum { MODE_REPL, MODE_FILE, MODE_CODE, MODE_INSPECT } Mode;
+
+typedef struct Cmd {
+  Mode mode;
+  const char *target; /* FILE or CODE */
+  int nrest;
+  char **rest;
+} Cmd;
+
+static int run_cmd(const Cmd *c) {
+  Interp *I = interp_new();
+  bool exiting = false;
+  int status = 0;
+  switch (c->mode) {
+  case MODE_REPL:
+    set_argv(I, "", 0, NULL);
+    status = repl_run(&I, isatty(STDIN_FILENO), 0);
+    break;
+  case MODE_FILE:
+    set_argv(I, c->target, c->nrest, c->rest);
+    status = run_script(I, c->target, NULL, &exiting);
+    break;
+  case MODE_CODE:
+    set_argv(I, "-c", c->nrest, c->rest);
+    status = run_script(I, "<string>", c->target, &exiting);
+    break;
+  case MODE_INSPECT:
+    set_argv(I, c->target, c->nrest, c->rest);
+    status = run_script(I, c->target, NULL, &exiting);
+    if (!exiting) status = repl_run(&I, isatty(STDIN_FILENO), status);
+    break;
+  }
+  interp_free(I);
+  return status;
+}
+
+/* The FILE or CODE and the script's own arguments after it; -1: go on and run. */
+static int take_target(Cmd *c, Mode mode, int n, char **args) {
+  c->mode = mode;
+  c->target = args[0];
+  c->nrest = n - 1;
+  c->rest = args + 1;
+  return -1;
+}
+
+/* --emit and --dump-after are checked for their syntax now, so scripts written against SPEC
+ * fail the same way until the lowering lands. */
+static int pending_option(const char *opt, const char *value) {
+  if (strcmp(opt, "--emit") == 0) {
+    static const char *const kinds[] = {"ir", "llvm", "cuda", "asm"};
+    bool ok = false;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) ok |= strcmp(value, kinds[i]) == 0;
+    if (!ok) return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
+  } else if (!*value) {
+    return usage_error("--dump-after needs a pass name (or 'all')");
+  }
+  fprintf(stderr, "tes: not supported yet: %s (lowering arrives with issue 3)\n", opt);
+  return 2;
+}
+
+/* Options come before FILE; everything after FILE (or CODE) belongs to the script. */
+static int parse_args(int argc, char **argv, Cmd *c) {
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+    const char *a = argv[i];
+    const char *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("tes %s\n", TES_VERSION);
+      return 0;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    } else if (strcmp(a, "--dump-ast") == 0) {
+      return i + 1 < argc ? dump_ast(argv[i + 1]) : usage_error("--dump-ast needs a FILE");
+    } else if (strcmp(a, "-c") == 0 || strcmp(a, "-i") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs %s", a, a[1] == 'c' ? "CODE" : "a FILE");
+      return take_target(c, a[1] == 'c' ? MODE_CODE : MODE_INSPECT, argc - i - 1, argv + i + 1);
+    } else if (n == 6 && strncmp(a, "--emit", n) == 0) {
+      return eq ? pending_option("--emit", eq + 1) : usage_error("--emit needs =KIND");
+    } else if (n == 12 && strncmp(a, "--dump-after", n) == 0) {
+      return eq ? pending_option("--dump-after", eq + 1) : usage_error("--dump-after needs =PASS");
+    } else {
+      return usage_error("unknown option '%s'", a);
+    }
+  }
+  return i < argc ? take_target(c, MODE_FILE, argc - i, argv + i) : -1;
+}
+
+int main(int argc, char **argv) {
+  Cmd c = {MODE_REPL, NULL, 0, NULL};
+  int status = parse_args(argc, argv, &c);
+  if (status >= 0) return status;
+  repl_install_sigint();
+  status = run_cmd(&c);
+  fflush(stdout);
+  return status;
+}

@@ -1,0 +1,63 @@
+/* mod_tvm.c: the tensor modules of SPEC §5 (tvm and its submodules, te, topi, numpy, vta) and
+ * __future__. The tensor modules exist so that imports work, but their members arrive with
+ * later issues: each is `pending`, so using a member raises "not supported yet: ...". */
+#include "frontend/interp.h"
+#include "frontend/modules_impl.h"
+
+#define TE_PENDING "tensor expressions arrive with issue 3"
+#define LATER_PENDING(what) what " arrive with a later issue"
+
+#define PENDING_MODULE(var, name, doc, pending) \
+  const ModuleDef var = {name, NULL, NULL, doc, pending};
+
+PENDING_MODULE(mod_tvm, "tvm", "Apache TVM's tensor expression API",
+               "the tvm API arrives with issue 3 and later ones")
+PENDING_MODULE(mod_tvm_te, "tvm.te", "tensor expressions: placeholder, compute, schedules",
+               TE_PENDING)
+PENDING_MODULE(mod_tvm_tir, "tvm.tir", "loop-level IR: const, Select, Cast, decl_buffer",
+               TE_PENDING)
+PENDING_MODULE(mod_tvm_topi, "tvm.topi", "TOPI: operators and their schedules",
+               LATER_PENDING("TOPI operators"))
+PENDING_MODULE(mod_tvm_topi_testing, "tvm.topi.testing", "reference implementations of TOPI",
+               LATER_PENDING("TOPI operators"))
+PENDING_MODULE(mod_tvm_target, "tvm.target", "build targets: llvm, cuda, c",
+               LATER_PENDING("build targets"))
+PENDING_MODULE(mod_tvm_nd, "tvm.nd", "n-d arrays on devices", LATER_PENDING("device arrays"))
+PENDING_MODULE(mod_tvm_testing, "tvm.testing", "assert_allclose and other checks",
+               LATER_PENDING("testing helpers"))
+PENDING_MODULE(mod_tvm_transform, "tvm.transform", "PassContext",
+               LATER_PENDING("pass contexts"))
+PENDING_MODULE(mod_tvm_contrib, "tvm.contrib", "nvcc and utils",
+               LATER_PENDING("contrib helpers"))
+PENDING_MODULE(mod_tvm_contrib_nvcc, "tvm.contrib.nvcc", "CUDA helpers: have_tensorcore",
+               LATER_PENDING("CUDA helpers"))
+PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
+               LATER_PENDING("contrib helpers"))
+PENDING_MODULE(mod_tvm_rpc, "tvm.rpc", "LocalSession for VTA", LATER_PENDING("RPC sessions"))
+PENDING_MODULE(mod_numpy, "numpy", "the numpy subset of SPEC §10",
+               "the numpy subset arrives with issue 4")
+PENDING_MODULE(mod_vta, "vta", "the VTA accelerator and its simulator",
+               LATER_PENDING("VTA features"))
+PENDING_MODULE(mod_vta_testing, "vta.testing", "the VTA simulator's statistics",
+               LATER_PENDING("VTA features"))
+#undef PENDING_MODULE
+
+const ModuleAlias mod_aliases[] = {
+    {"te", "tvm.te"},
+    {"topi", "tvm.topi"},
+    {0},
+};
+
+/* Every feature name of Python's __future__ is already on, so importing one does nothing. */
+static int future_init(Interp *I, Value *m) {
+  static const char *const features[] = {
+      "nested_scopes", "generators", "division", "absolute_import", "with_statement",
+      "print_function", "unicode_literals", "generator_stop", "annotations",
+  };
+  for (size_t i = 0; i < sizeof features / sizeof *features; i++)
+    bi_set_member_take(m, features[i], val_bool(true));
+  return 0;
+}
+
+const ModuleDef mod_future = {"__future__", NULL, future_init,
+                              "Python's future features, all already on", NULL};

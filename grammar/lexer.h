@@ -1,0 +1,99 @@
+/* lexer.h: what grammar/lexer.re and grammar/parser.y share (private to grammar/): the lexer's
+ * state, string-literal pieces, and the parse context that collects the first error. */
+#ifndef TES_LEXER_H
+#define TES_LEXER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "frontend/parse.h"
+#include "frontend/value.h"
+#include "ir/support.h"
+#include "parser.h"
+
+/* Limits that turn hostile input into a SyntaxError instead of a stack overflow. */
+enum {
+  LEX_MAX_PARENS = 200,   /* open brackets at once */
+  LEX_MAX_INDENT = 100,   /* indentation levels */
+  LEX_MAX_FSTR_DEPTH = 8, /* f-strings inside f-string replacement fields */
+};
+
+/* One parse_source call: the arena nodes go to and the first error. Sub-parsers of f-string
+ * replacement fields share it. */
+#define LEX_ERROR TOK_TES_YYerror /* bison's token for "the lexer reported an error" */
+
+typedef struct ParseCtx {
+  Arena *arena;
+  Source *src;
+  ParseError *err;
+  bool failed;
+  int fstr_depth;
+  /* INT nodes holding 2**63: legal only as the operand of unary minus, which folds them to
+   * INT64_MIN and clears their entry; a survivor is "integer literal too large". */
+  NodeList bigints;
+} ParseCtx;
+
+typedef enum { LEX_FILE, LEX_EXPR } LexMode; /* a whole source, or one f-string field */
+
+typedef struct LexBracket {
+  char ch;
+  int line, col;
+} LexBracket;
+
+/* A string literal token, before adjacent literals are joined. */
+typedef struct StrPiece {
+  struct StrPiece *next;
+  SrcLoc loc;       /* the first character, prefix included */
+  bool raw, fmt;    /* r and f prefixes */
+  const char *body; /* between the quotes, undecoded */
+  size_t len;
+  int body_line, body_col;
+  char *dec;        /* decoded bytes (not for f-strings) */
+  size_t dec_len;
+} StrPiece;
+
+struct Lexer {
+  ParseCtx *ctx;
+  LexMode mode;
+  const char *cur;        /* next byte; the text ends with a NUL sentinel */
+  const char *line_start; /* column of p on this line: p - line_start + col0 */
+  int line, col0;
+  bool started;           /* the start token went out */
+  bool at_bol;            /* the next byte begins a physical line at bracket depth 0 */
+  bool line_has_tokens;   /* the logical line so far has a real token: a NEWLINE is due */
+  bool at_eof;            /* the sentinel was reached: only NEWLINE/DEDENT/END follow */
+  const char *cont_end;   /* just past the last `\` line continuation */
+  int pending_dedents;
+  int dedent_line, dedent_col;
+  int nindent;            /* indentation levels above column 0 */
+  int indcol[LEX_MAX_INDENT + 1], altcol[LEX_MAX_INDENT + 1]; /* tab width 8 and 1 */
+  int nparens;
+  LexBracket parens[LEX_MAX_PARENS];
+  const char *tok;        /* the last token's text, for error messages */
+  size_t tok_len;
+  /* results of the parse */
+  NodeList stmts; /* LEX_FILE */
+  Node *expr;     /* LEX_EXPR */
+};
+
+/* text[len] must be NUL; no NUL may occur before it. line/col: where text[0] sits in the
+ * source (f-string fields are parsed in place, so their nodes get true locations). */
+void lex_init(Lexer *lx, ParseCtx *ctx, const char *text, LexMode mode, int line, int col);
+int tes_yylex(TES_YYSTYPE *lval, TES_YYLTYPE *lloc, Lexer *lx);
+
+/* Records the first error of the parse; always returns false. */
+bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fmt, ...)
+    TES_PRINTF(5, 6);
+SrcLoc lex_loc(const ParseCtx *ctx, int line, int col);
+
+/* Joins adjacent literals into one STR, or one FSTR if any is an f-string. NULL on error. */
+Node *lex_string_node(ParseCtx *ctx, StrPiece *first);
+
+/* Grows an arena array of n elements of `size` bytes so element n fits (capacity is implicit:
+ * max(4, n rounded up to a power of two)). */
+void *lex_grow(Arena *a, void *items, int n, size_t size);
+
+/* parser.y: parses one f-string replacement field, text[0..len), found at line/col. */
+Node *lex_parse_field(ParseCtx *ctx, const char *text, size_t len, int line, int col);
+
+#endif

@@ -1,0 +1,61 @@
+# lit configuration for tes: every .tes file under tests/lit is a test whose `# RUN:` lines run
+# the built binary and check its output with FileCheck.
+#
+#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv tests/lit
+#
+# Environment: TES_BIN picks the binary (default <repo>/build/tes; ./check sets it for the
+# sanitized build). TES_REFERENCE=python3 runs the Python-compatible tests against python3
+# instead, to check that their expectations are Python's: tests marked
+# `UNSUPPORTED: python-reference` and the folders that test tes itself are skipped.
+import atexit
+import os
+import shutil
+import tempfile
+
+import lit.formats
+
+config.name = 'tes'
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = ['.tes']
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(os.path.dirname(config.test_source_root))
+# tests/lit/*/Inputs hold scripts that tests load; they are not tests themselves.
+config.excludes = ['Inputs', 'lit.cfg.py']
+
+llvm_bin = '/usr/lib/llvm-19/bin'
+tools = os.path.join(repo, 'tests', 'tools')
+
+reference = os.environ.get('TES_REFERENCE')
+if reference:
+    tes = shutil.which(reference) or reference
+    config.available_features.add('python-reference')
+    # Diagnostics, the command line and the REPL are tes's own.
+    config.excludes += ['errors', 'cli', 'repl']
+else:
+    tes = os.environ.get('TES_BIN', os.path.join(repo, 'build', 'tes'))
+    if not os.path.isfile(tes):
+        lit_config.fatal('no tes binary at %s: build first (./run --version) or set TES_BIN' % tes)
+# Test outputs (%t) go beside the binary under test, so plain and sanitized runs keep apart.
+config.test_exec_root = os.path.join(os.path.dirname(os.path.abspath(tes)) if not reference
+                                     else os.path.join(repo, 'build'), 'lit')
+
+config.substitutions.append(('%tes', tes))
+config.substitutions.append(('%run-status', os.path.join(tools, 'run-status')))
+config.substitutions.append(('%pty', 'python3 ' + os.path.join(tools, 'pty_drive.py')))
+# FileCheck and not come from LLVM 19 whatever PATH says. Substitutions are regular
+# expressions: match the tools only where a command starts, never inside an argument.
+cmd_start = r'(?:^|(?<=\| )|(?<=; )|(?<=&& )|(?<=\|\| ))'
+config.substitutions.append((cmd_start + r'FileCheck(?= |$)', os.path.join(llvm_bin, 'FileCheck')))
+config.substitutions.append((cmd_start + r'not(?= )', os.path.join(llvm_bin, 'not')))
+
+# A scratch HOME per run, so REPL history never touches the user's; tests that look at the
+# history file make their own (%t) and pass it with `env HOME=...`.
+home = tempfile.mkdtemp(prefix='tes-lit-home-')
+atexit.register(shutil.rmtree, home, True)
+config.environment['HOME'] = home
+for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TES_NUM_THREADS', 'TMPDIR'):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment['TERM'] = 'dumb'
+config.environment['LC_ALL'] = 'C.UTF-8'
+config.environment['PATH'] = os.pathsep.join([llvm_bin, tools, os.environ.get('PATH', '')])
