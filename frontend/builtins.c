@@ -9,7 +9,7 @@
 #include "frontend/interp.h"
 #include "frontend/modules.h"
 #include "frontend/modules_impl.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 /* ---- helpers shared with the modules (modules_impl.h) ---- */
 
@@ -150,32 +150,9 @@ static Value *bi_id(Interp *I, Value *self, Value **a) {
   return val_int((int64_t)(intptr_t)a[0]);
 }
 
-static bool is_callable(Value *v) {
-  switch ((ValKind)v->kind) {
-  case VAL_FUNC:
-  case VAL_BUILTIN:
-  case VAL_TYPE: return true; /* as in Python, even a type whose instances cannot be made */
-  case VAL_OBJ: return v->u.obj.cls->call != NULL;
-  case VAL_NONE:
-  case VAL_BOOL:
-  case VAL_INT:
-  case VAL_FLOAT:
-  case VAL_STR:
-  case VAL_TUPLE:
-  case VAL_LIST:
-  case VAL_DICT:
-  case VAL_RANGE:
-  case VAL_SLICE:
-  case VAL_MODULE:
-  case VAL_EXC:
-  case VAL_ENV: return false;
-  case VAL_KIND_COUNT: break;
-  }
-  TES_UNREACHABLE();
-}
 
 static Value *bi_callable(Interp *I, Value *self, Value **a) {
-  return val_bool(is_callable(a[0]));
+  return val_bool(val_is_callable(a[0]));
 }
 
 /* ---- functions over iterables ---- */

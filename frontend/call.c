@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "frontend/interp_impl.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 enum { MAX_BUILTIN_PARAMS = 32 };
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "frontend/interp_impl.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 static Value *fail_at(Interp *I, Frame *F, Node *n) {
   interp_locate(I, F, n->loc);

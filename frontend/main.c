@@ -10,7 +10,7 @@
 #include "frontend/interp.h"
 #include "frontend/parse.h"
 #include "frontend/repl.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 #ifndef TES_VERSION
 #define TES_VERSION "0.0.0"

@@ -12,7 +12,7 @@
 #include "frontend/interp.h"
 #include "frontend/modules.h"
 #include "frontend/modules_impl.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 /* ---- math ---- */
 

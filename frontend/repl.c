@@ -20,7 +20,7 @@
 #include "frontend/diag.h"
 #include "frontend/modules.h"
 #include "frontend/parse.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 #define PROMPT "tes> "
 #define PROMPT_MORE "...  "
@@ -292,34 +292,6 @@ static Value *lookup_dotted(Interp *I, const char *p, size_t n) {
   return v && dot ? lookup_attrs(I, v, p + k + 1, n - k - 1) : v;
 }
 
-static bool is_callable(Value *v) {
-  switch ((ValKind)v->kind) {
-  case VAL_FUNC:
-  case VAL_BUILTIN:
-    return true;
-  case VAL_TYPE:
-    return v->u.type->ctor != NULL;
-  case VAL_OBJ:
-    return v->u.obj.cls->call != NULL;
-  case VAL_NONE:
-  case VAL_BOOL:
-  case VAL_INT:
-  case VAL_FLOAT:
-  case VAL_STR:
-  case VAL_TUPLE:
-  case VAL_LIST:
-  case VAL_DICT:
-  case VAL_RANGE:
-  case VAL_SLICE:
-  case VAL_MODULE:
-  case VAL_EXC:
-  case VAL_ENV:
-    return false;
-  case VAL_KIND_COUNT:
-    break;
-  }
-  TES_UNREACHABLE();
-}
 
 /* ---- tab completion ---- */
 
@@ -358,7 +330,7 @@ static void matches_add(const char *head, size_t hn, const char *name, Value *v)
   StrBuf b = STRBUF_INIT;
   sb_putn(&b, head, hn);
   sb_puts(&b, name);
-  if (v && !matches.no_paren && is_callable(v)) sb_putc(&b, '(');
+  if (v && !matches.no_paren && val_is_callable(v)) sb_putc(&b, '(');
   size_t len;
   matches.v[matches.n++] = sb_take(&b, &len);
 }

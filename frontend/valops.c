@@ -657,3 +657,27 @@ Value *val_dir(Interp *I, Value *v) {
   qsort(names->u.list->items, (size_t)VAL_SEQ_N(names), sizeof(Value *), cmp_names);
   return names;
 }
+
+bool val_is_callable(Value *v) {
+  switch ((ValKind)v->kind) {
+  case VAL_FUNC:
+  case VAL_BUILTIN:
+  case VAL_TYPE: return true; /* as in Python, even a type whose instances cannot be made */
+  case VAL_OBJ: return v->u.obj.cls->call != NULL;
+  case VAL_NONE:
+  case VAL_BOOL:
+  case VAL_INT:
+  case VAL_FLOAT:
+  case VAL_STR:
+  case VAL_TUPLE:
+  case VAL_LIST:
+  case VAL_DICT:
+  case VAL_RANGE:
+  case VAL_SLICE:
+  case VAL_MODULE:
+  case VAL_EXC:
+  case VAL_ENV: return false;
+  case VAL_KIND_COUNT: break;
+  }
+  TES_UNREACHABLE();
+}

@@ -290,6 +290,7 @@ int val_as_int(Interp *I, Value *v, int64_t *out);  /* int or bool; TypeError ot
 int val_as_float(Interp *I, Value *v, double *out); /* int, bool or float */
 bool val_is_int(Value *v);   /* int or bool */
 bool val_is_number(Value *v); /* int, bool or float */
+bool val_is_callable(Value *v); /* functions, builtins, types, objects with a call hook */
 /* format(v, spec) as for str.format and f-strings: "<16", ">8.3f", "x", "," ... */
 Value *val_format(Interp *I, Value *v, const char *spec, size_t speclen);
 /* "fmt % args" */

@@ -4,7 +4,7 @@
 #define TES_VALUE_IMPL_H
 
 #include "frontend/interp.h"
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 #include "frontend/value.h"
 
 /* ---- dict.c: CPython 3.6 layout, a sparse index table over a dense entry array ---- */

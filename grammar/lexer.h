@@ -40,6 +40,12 @@ typedef struct LexBracket {
   int line, col;
 } LexBracket;
 
+/* The first token of a logical line, to name a block's header in messages. */
+typedef struct LexHead {
+  int tok, line;
+  const char *text;
+} LexHead;
+
 /* A string literal token, before adjacent literals are joined. */
 typedef struct StrPiece {
   struct StrPiece *next;
@@ -71,6 +77,7 @@ struct Lexer {
   LexBracket parens[LEX_MAX_PARENS];
   const char *tok;        /* the last token's text, for error messages */
   size_t tok_len;
+  LexHead head[2];        /* the first tokens of the last two logical lines */
   /* results of the parse */
   NodeList stmts; /* LEX_FILE */
   Node *expr;     /* LEX_EXPR */

@@ -10,7 +10,7 @@
 
 #include "lexer.h"
 
-enum { TAB_WIDTH = 8, MSG_TOKEN_MAX = 40 };
+enum { TAB_WIDTH = 8 };
 
 /* ---- errors and positions ---- */
 
@@ -73,6 +73,10 @@ static void set_loc(const Lexer *lx, TES_YYLTYPE *l, int line, int col) {
 /* A token that began at s on the current line and ends at lx->cur. */
 static int emit(Lexer *lx, TES_YYLTYPE *l, const char *s, int tok) {
   set_loc(lx, l, lx->line, col_at(lx, s));
+  if (!lx->line_has_tokens) {
+    lx->head[0] = lx->head[1];
+    lx->head[1] = (LexHead){tok, lx->line, s};
+  }
   lx->tok = s;
   lx->tok_len = (size_t)(lx->cur - s);
   lx->line_has_tokens = true;

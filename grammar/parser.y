@@ -79,6 +79,7 @@ static ImportList imports_push(Lexer *lx, ImportList l, ImportItem it);
 static ImportItem import_item(Lexer *lx, const char *module, Sym *name, Sym *asname, SrcLoc loc);
 static Node *import_new(Lexer *lx, AstKind kind, ImportList l, const char *module, TES_YYLTYPE loc);
 static bool handlers_check(Lexer *lx, NodeList hs);
+static void with_push(Lexer *lx, NodeList *items, Node *item);
 static Node *with_nest(Lexer *lx, NodeList items, NodeList body);
 static bool fail(Lexer *lx, TES_YYLTYPE l, const char *msg);
 }
@@ -174,6 +175,8 @@ small_stmt:
   | RETURN testlist_star    { $$ = NODE(RETURN, @1); $$->u.unary.a = $2; }
   | RAISE                   { $$ = NODE(RAISE, @1); }
   | RAISE test              { $$ = NODE(RAISE, @1); $$->u.unary.a = $2; }
+  | RAISE test FROM test    { CHECK(fail(lx, @3, "not supported yet: 'raise ... from'")); $$ = NULL; }
+  | '@' expr                { CHECK(fail(lx, @1, "decorators are not supported in TES")); $$ = NULL; }
   | GLOBAL names            { $$ = NODE(GLOBAL, @1); $$->u.names.n = $2.n; $$->u.names.names = $2.v; }
   | ASSERT test             { $$ = NODE(ASSERT, @1); $$->u.bin.a = $2; }
   | ASSERT test ',' test    { $$ = NODE(ASSERT, @1); $$->u.bin.a = $2; $$->u.bin.b = $4; }
@@ -335,8 +338,8 @@ with_stmt:
   ;
 
 with_items:
-    with_item                       { $$ = list1(lx, $1); }
-  | with_items ',' with_item        { $$ = $1; ast_list_push(A, &$$, $3); }
+    with_item                       { $$ = (NodeList){0}; with_push(lx, &$$, $1); }
+  | with_items ',' with_item        { $$ = $1; with_push(lx, &$$, $3); }
   ;
 
 with_item:
@@ -981,6 +984,21 @@ static bool handlers_check(Lexer *lx, NodeList hs) {
   return true;
 }
 
+/* `with (a, b):` holds two context managers, as in Python 3.9+: a `test` is a TUPLE only in
+ * parentheses, and a tuple is no context manager. */
+static void with_push(Lexer *lx, NodeList *items, Node *item) {
+  Node *ctx = item->u.with.ctx;
+  if (ctx->kind != AST_TUPLE || ctx->u.list.n == 0 || item->u.with.target) {
+    ast_list_push(A, items, item);
+    return;
+  }
+  for (int i = 0; i < ctx->u.list.n; i++) {
+    Node *w = ast_node(A, AST_WITH, ctx->u.list.items[i]->loc);
+    w->u.with.ctx = ctx->u.list.items[i];
+    ast_list_push(A, items, w);
+  }
+}
+
 /* `with a, b: s` is `with a: with b: s`. */
 static Node *with_nest(Lexer *lx, NodeList items, NodeList body) {
   for (int i = items.n - 1; i > 0; i--) items.items[i - 1]->u.with.body = list1(lx, items.items[i]);
@@ -1008,8 +1026,29 @@ static void found_text(const Lexer *lx, yysymbol_kind_t tok, char *buf, size_t s
   size_t n = lx->tok_len;
   const char *nl = memchr(lx->tok, '\n', n);
   if (nl) n = (size_t)(nl - lx->tok);
-  if (n > 40) snprintf(buf, size, "'%.40s...'", lx->tok);
-  else snprintf(buf, size, "'%.*s'", (int)n, lx->tok);
+  bool cut = n > 40;
+  if (cut)
+    for (n = 40; n > 0 && ((unsigned char)lx->tok[n] & 0xC0) == 0x80;) n--; /* whole UTF-8 */
+  snprintf(buf, size, cut ? "'%.*s...'" : "'%.*s'", (int)n, lx->tok);
+}
+
+/* " after 'if' statement on line 3", as Python says it, from the header's first token. */
+static const char *block_header(Lexer *lx) {
+  static const struct { int tok; const char *what; } heads[] = {
+    {TOK_IF, "'if' statement"}, {TOK_ELIF, "'elif' statement"}, {TOK_ELSE, "'else' statement"},
+    {TOK_FOR, "'for' statement"}, {TOK_WHILE, "'while' statement"}, {TOK_DEF, "function definition"},
+    {TOK_TRY, "'try' statement"}, {TOK_EXCEPT, "'except' statement"},
+    {TOK_FINALLY, "'finally' statement"}, {TOK_WITH, "'with' statement"},
+  };
+  static char buf[64];
+  /* The offending token may itself have started a line: the header is the line before. */
+  const LexHead *h = &lx->head[lx->head[1].text == lx->tok ? 0 : 1];
+  for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+    if (heads[i].tok == h->tok) {
+      snprintf(buf, sizeof buf, " after %s on line %d", heads[i].what, h->line);
+      return buf;
+    }
+  return "";
 }
 
 static int yyreport_syntax_error(const yypcontext_t *yc, Lexer *lx) {
@@ -1024,7 +1063,8 @@ static int yyreport_syntax_error(const yypcontext_t *yc, Lexer *lx) {
   if (tok == YYSYMBOL_INDENT) return lex_error(lx->ctx, line, col, false, "unexpected indent"), 0;
   if (expects(exp, n, YYSYMBOL_INDENT))
     /* More lines could supply the block when the text ended where it had to start. */
-    return lex_error(lx->ctx, line, col, lx->at_eof, "expected an indented block"), 0;
+    return lex_error(lx->ctx, line, col, lx->at_eof, "expected an indented block%s",
+                     block_header(lx)), 0;
   if (expects(exp, n, YYSYMBOL_EXCEPT) && expects(exp, n, YYSYMBOL_FINALLY))
     return lex_error(lx->ctx, line, col, false, "expected 'except' or 'finally' block"), 0;
   if (expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(':')) && !expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(']')))

@@ -1,5 +1,5 @@
 /* strbuf.c: growable byte buffers. */
-#include "frontend/strbuf.h"
+#include "ir/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
