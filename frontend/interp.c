@@ -54,8 +54,9 @@ void interp_free(Interp *I) {
   val_decref(I->builtins);
   val_decref(I->modules);
   val_decref(I->argv);
-  free(I);
   gc_collect(); /* functions and their frames refer to each other */
+  arena_free(&I->ir_arena); /* last: values that pointed into it are gone now */
+  free(I);
 }
 
 void interp_set_argv(Interp *I, int argc, char **argv) {
@@ -69,6 +70,7 @@ Value *interp_builtins(Interp *I) { return I->builtins; }
 Value *interp_argv(Interp *I) { return I->argv; }
 Value *interp_modules(Interp *I) { return I->modules; }
 FILE *interp_stdout(Interp *I) { return I->out; }
+Arena *interp_ir_arena(Interp *I) { return &I->ir_arena; }
 void interp_set_stdout(Interp *I, FILE *out) { I->out = out; }
 void interp_set_step_limit(Interp *I, int64_t max_steps) {
   I->step_limit = max_steps;

@@ -44,6 +44,10 @@ Value *interp_callv(Interp *I, Value *fn, int n, Value **args); /* positional on
 /* Matches a call to a builtin's params (see Builtin in value.h) into slots[count of params]. */
 int interp_bind_builtin(Interp *I, const Builtin *b, CallArgs *args, Value **slots);
 
+/* The session's IR arena: what scripts build (te.var, placeholders, compute bodies, schedules)
+ * lives here until the session ends, so values may point into it without owning anything. */
+Arena *interp_ir_arena(Interp *I);
+
 /* Standard output as the script sees it (print writes here); stdout unless set. */
 FILE *interp_stdout(Interp *I);
 void interp_set_stdout(Interp *I, FILE *out);

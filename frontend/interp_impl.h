@@ -21,6 +21,7 @@ struct Interp {
   char *stack_base;
   size_t stack_limit;
   int64_t steps, step_limit;
+  Arena ir_arena;  /* freed after every value, in interp_free */
 };
 
 /* One activation: a function call, a comprehension, or the module level (env NULL). */

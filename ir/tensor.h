@@ -1,5 +1,6 @@
-/* tensor.h: tensors and the operations that produce them (te.placeholder, te.compute).
- * Only the Tensor handle is settled here; Operation's fields arrive with the schedule work. */
+/* tensor.h: tensors and the operations that produce them (te.placeholder, te.compute). An
+ * operation is built once, by the constructors below, and never changes; schedules refer to
+ * operations and keep their own mutable state (ir/schedule/). */
 #ifndef TES_IR_TENSOR_H
 #define TES_IR_TENSOR_H
 
@@ -12,8 +13,42 @@ struct Tensor {
   DType dtype;
   int ndim;
   Expr **shape;
-  Operation *op;     /* the producer; NULL in unit tests of the printer and the simplifier */
+  Operation *op;     /* the producer; NULL only in unit tests of the printer and simplifier */
   int value_index;   /* which output of op */
 };
+
+typedef enum {
+  OP_PLACEHOLDER, /* an input: te.placeholder */
+  OP_COMPUTE      /* te.compute: one expression per output element */
+} OpKind;
+
+struct Operation {
+  OpKind kind;
+  const char *name;
+  const char *tag;     /* "" if none; TOPI marks injective/reduction ops through it */
+  int noutputs;
+  Tensor **outputs;    /* noutputs tensors, each with op == this */
+  /* OP_COMPUTE: */
+  int naxis;
+  IterVar **axis;      /* one ITER_DATA_PAR per output dimension, over [0, shape[i]) */
+  int nreduce;
+  IterVar **reduce_axis; /* the ITER_REDUCE axes its body's REDUCE uses (from the body) */
+  Expr **body;         /* noutputs expressions over axis (and reduce_axis) */
+  int ninputs;
+  Tensor **inputs;     /* the tensors the body reads, in order of first use, no repeats */
+};
+
+/* Every array argument is copied into the arena; names too. */
+Operation *ir_placeholder_op(Arena *a, const char *name, int ndim, Expr **shape, DType t);
+/* The spatial axes of a compute of this shape: ITER_DATA_PAR IterVars over [0, shape[i]),
+ * named by `names` (the lambda's parameter names: "i", "j"). */
+IterVar **ir_compute_axes(Arena *a, int ndim, Expr **shape, const char *const *names);
+/* A compute op with `nbody` outputs named name (one output) or name.v0, name.v1, ... as TVM
+ * does. The body reads the axes made by ir_compute_axes; reduce_axis and inputs are worked
+ * out from the body. All outputs share the shape; their dtypes are their bodies' dtypes. A
+ * REDUCE must be a body's root (TVM's rule): anything else is the caller's user error, so it
+ * is checked there, not here. */
+Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, Expr **shape,
+                         IterVar **axis, int nbody, Expr **body);
 
 #endif
