@@ -754,6 +754,7 @@ int val_truthy(Interp *I, Value *v) {
   case VAL_RANGE:
     return val_len(I, v) != 0;
   case VAL_OBJ:
+    if (v->u.obj.cls->truthy) return v->u.obj.cls->truthy(I, v);
     if (v->u.obj.cls->len) {
       int64_t n = v->u.obj.cls->len(I, v);
       return n < 0 ? -1 : n != 0;

@@ -179,6 +179,9 @@ typedef struct ObjClass {
   Value *(*to_list)(Interp *I, Value *self); /* iteration: a list of the items */
   int64_t (*len)(Interp *I, Value *self);    /* -1 with an exception raised */
   const Builtin *methods;                    /* {0}-terminated; bound to self on getattr */
+  /* bool(self), `if`, `and`/`or`/`not`: 0/1, or -1 with an exception raised (a tensor
+   * expression has no truth value). NULL: by len if there is a len hook, else true. */
+  int (*truthy)(Interp *I, Value *self);
 } ObjClass;
 
 struct Value {

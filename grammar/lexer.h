@@ -78,6 +78,7 @@ struct Lexer {
   const char *tok;        /* the last token's text, for error messages */
   size_t tok_len;
   LexHead head[2];        /* the first tokens of the last two logical lines */
+  int end_line, end_col;  /* just past the last real token: where errors at the end point */
   /* results of the parse */
   NodeList stmts; /* LEX_FILE */
   Node *expr;     /* LEX_EXPR */
@@ -87,6 +88,11 @@ struct Lexer {
  * source (f-string fields are parsed in place, so their nodes get true locations). */
 void lex_init(Lexer *lx, ParseCtx *ctx, const char *text, LexMode mode, int line, int col);
 int tes_yylex(TES_YYSTYPE *lval, TES_YYLTYPE *lloc, Lexer *lx);
+
+/* After a syntax error in a whole source: lexes on to the end and reports the innermost
+ * bracket, open at the error, that is never closed: Python blames it instead (`f(1 2` is
+ * "'(' was never closed"). */
+bool lex_unclosed_bracket(Lexer *lx, LexBracket *b);
 
 /* Records the first error of the parse; always returns false. */
 bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fmt, ...)

@@ -70,17 +70,24 @@ static void set_loc(const Lexer *lx, TES_YYLTYPE *l, int line, int col) {
   l->last_column = col_at(lx, lx->cur);
 }
 
-/* A token that began at s on the current line and ends at lx->cur. */
-static int emit(Lexer *lx, TES_YYLTYPE *l, const char *s, int tok) {
-  set_loc(lx, l, lx->line, col_at(lx, s));
+/* A token from s to lx->cur, at *l. */
+static int emit_at(Lexer *lx, TES_YYLTYPE *l, const char *s, int tok) {
   if (!lx->line_has_tokens) {
     lx->head[0] = lx->head[1];
     lx->head[1] = (LexHead){tok, lx->line, s};
   }
+  lx->end_line = l->last_line;
+  lx->end_col = l->last_column;
   lx->tok = s;
   lx->tok_len = (size_t)(lx->cur - s);
   lx->line_has_tokens = true;
   return tok;
+}
+
+/* A token that began at s on the current line and ends at lx->cur. */
+static int emit(Lexer *lx, TES_YYLTYPE *l, const char *s, int tok) {
+  set_loc(lx, l, lx->line, col_at(lx, s));
+  return emit_at(lx, l, s, tok);
 }
 
 static const struct {
@@ -376,11 +383,8 @@ static int string_token(Lexer *lx, const char *s, TES_YYSTYPE *lval, TES_YYLTYPE
   if (!sp->fmt && !decode(lx->ctx, sp->body, sp->len, sp->raw, sp->loc, &sp->dec, &sp->dec_len))
     return LEX_ERROR;
   set_loc(lx, l, line, col);
-  lx->tok = s;
-  lx->tok_len = (size_t)(lx->cur - s);
-  lx->line_has_tokens = true;
   lval->str = sp;
-  return TOK_STRING;
+  return emit_at(lx, l, s, TOK_STRING);
 }
 
 /* ---- brackets ---- */
@@ -589,6 +593,27 @@ static int next_token(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
     int t = scan(lx, lval, l);
     if (t >= 0) return t;
   }
+}
+
+bool lex_unclosed_bracket(Lexer *lx, LexBracket *b) {
+  if (lx->mode != LEX_FILE) return false;
+  ParseCtx *ctx = lx->ctx;
+  ParseError scratch, *err = ctx->err;
+  bool failed = ctx->failed;
+  ctx->err = &scratch;
+  TES_YYSTYPE v;
+  TES_YYLTYPE l;
+  int t, open = lx->nparens; /* brackets open at the error that stay open */
+  do {
+    ctx->failed = false;
+    t = next_token(lx, &v, &l);
+    if (lx->nparens < open) open = lx->nparens;
+  } while (t != TOK_YYEOF && t != LEX_ERROR);
+  ctx->err = err;
+  ctx->failed = failed;
+  if (!lx->at_eof || open == 0) return false;
+  *b = lx->parens[open - 1];
+  return true;
 }
 
 int tes_yylex(TES_YYSTYPE *lval, TES_YYLTYPE *lloc, Lexer *lx) {

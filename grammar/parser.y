@@ -558,6 +558,8 @@ call_args:
     %empty                  { $$ = (NodeList){0}; }
   | arglist
   | arglist ','
+  /* f(x for x in y): TES has no generators, so the argument is built eagerly as a list;
+   * for the finite iterables TES has, sum(), any(), list() ... see the same items. */
   | test comp_fors          { $$ = list1(lx, comp_new(lx, AST_LISTCOMP, NULL, $1, $2, @1)); }
   ;
 
@@ -1059,12 +1061,17 @@ static int yyreport_syntax_error(const yypcontext_t *yc, Lexer *lx) {
   char found[64];
   found_text(lx, tok, found, sizeof found);
   int line = l->first_line, col = l->first_column;
+  if (lx->at_eof && lx->end_line) /* NEWLINE, DEDENT or END there: the last line is at fault */
+    line = lx->end_line, col = lx->end_col;
   if (n < 0) n = 0;
   if (tok == YYSYMBOL_INDENT) return lex_error(lx->ctx, line, col, false, "unexpected indent"), 0;
   if (expects(exp, n, YYSYMBOL_INDENT))
     /* More lines could supply the block when the text ended where it had to start. */
     return lex_error(lx->ctx, line, col, lx->at_eof, "expected an indented block%s",
                      block_header(lx)), 0;
+  LexBracket b;
+  if (lex_unclosed_bracket(lx, &b))
+    return lex_error(lx->ctx, b.line, b.col, false, "'%c' was never closed", b.ch), 0;
   if (expects(exp, n, YYSYMBOL_EXCEPT) && expects(exp, n, YYSYMBOL_FINALLY))
     return lex_error(lx->ctx, line, col, false, "expected 'except' or 'finally' block"), 0;
   if (expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(':')) && !expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(']')))
@@ -1085,15 +1092,15 @@ static void tes_yyerror(const TES_YYLTYPE *l, Lexer *lx, const char *msg) {
 
 enum { IN_LOOP = 1, IN_FUNC = 2 };
 
-static bool check(ParseCtx *c, Node *n, int depth, unsigned fl);
+static bool check_tree(ParseCtx *c, Node *n, int depth, unsigned fl);
 
 static bool check_opt(ParseCtx *c, Node *n, int depth, unsigned fl) {
-  return !n || check(c, n, depth, fl);
+  return !n || check_tree(c, n, depth, fl);
 }
 
 static bool check_list(ParseCtx *c, const NodeList *l, int depth, unsigned fl) {
   for (int i = 0; i < l->n; i++)
-    if (!check(c, l->items[i], depth, fl)) return false;
+    if (!check_tree(c, l->items[i], depth, fl)) return false;
   return true;
 }
 
@@ -1105,8 +1112,8 @@ static bool check_def(ParseCtx *c, const FuncDef *d, int depth, unsigned fl) {
 
 static bool check_cmp(ParseCtx *c, Node *n, int depth, unsigned fl) {
   for (int i = 0; i < n->u.cmp.n; i++)
-    if (!check(c, n->u.cmp.rest[i], depth, fl)) return false;
-  return check(c, n->u.cmp.first, depth, fl);
+    if (!check_tree(c, n->u.cmp.rest[i], depth, fl)) return false;
+  return check_tree(c, n->u.cmp.first, depth, fl);
 }
 
 static bool outside(ParseCtx *c, Node *n, const char *msg) {
@@ -1115,7 +1122,7 @@ static bool outside(ParseCtx *c, Node *n, const char *msg) {
 
 /* Walks every node: `break`/`continue` need a loop, `return` a function, and no path may be
  * deeper than MAX_TREE_DEPTH. The walk itself stops at that depth. */
-static bool check(ParseCtx *c, Node *n, int depth, unsigned fl) {
+static bool check_tree(ParseCtx *c, Node *n, int depth, unsigned fl) {
   if (depth > MAX_TREE_DEPTH) return outside(c, n, "too many nested expressions or blocks");
   int d = depth + 1;
   switch (n->kind) {
@@ -1129,40 +1136,40 @@ static bool check(ParseCtx *c, Node *n, int depth, unsigned fl) {
     return check_opt(c, n->u.unary.a, d, fl);
   case AST_FSTR: case AST_TUPLE: case AST_LIST: case AST_DEL: case AST_MODULE:
     return check_list(c, &n->u.list, d, fl);
-  case AST_FMTVAL: return check(c, n->u.fmt.expr, d, fl) && check_opt(c, n->u.fmt.spec, d, fl);
-  case AST_ATTR: return check(c, n->u.attr.obj, d, fl);
-  case AST_SUBSCRIPT: return check(c, n->u.sub.obj, d, fl) && check(c, n->u.sub.index, d, fl);
+  case AST_FMTVAL: return check_tree(c, n->u.fmt.expr, d, fl) && check_opt(c, n->u.fmt.spec, d, fl);
+  case AST_ATTR: return check_tree(c, n->u.attr.obj, d, fl);
+  case AST_SUBSCRIPT: return check_tree(c, n->u.sub.obj, d, fl) && check_tree(c, n->u.sub.index, d, fl);
   case AST_SLICE:
     return check_opt(c, n->u.slice.lo, d, fl) && check_opt(c, n->u.slice.hi, d, fl) &&
            check_opt(c, n->u.slice.step, d, fl);
-  case AST_CALL: return check(c, n->u.call.fn, d, fl) && check_list(c, &n->u.call.args, d, fl);
-  case AST_KEYWORD: return check(c, n->u.kw.value, d, fl);
+  case AST_CALL: return check_tree(c, n->u.call.fn, d, fl) && check_list(c, &n->u.call.args, d, fl);
+  case AST_KEYWORD: return check_tree(c, n->u.kw.value, d, fl);
   case AST_STARRED: case AST_UNARY: case AST_EXPRSTMT: case AST_RAISE:
     return check_opt(c, n->u.unary.a, d, fl);
   case AST_BINOP: case AST_AND: case AST_OR: case AST_ASSERT:
-    return check(c, n->u.bin.a, d, fl) && check_opt(c, n->u.bin.b, d, fl);
+    return check_tree(c, n->u.bin.a, d, fl) && check_opt(c, n->u.bin.b, d, fl);
   case AST_COMPARE: return check_cmp(c, n, d, fl);
   case AST_IFEXP:
-    return check(c, n->u.ifexp.cond, d, fl) && check(c, n->u.ifexp.then, d, fl) &&
-           check(c, n->u.ifexp.orelse, d, fl);
+    return check_tree(c, n->u.ifexp.cond, d, fl) && check_tree(c, n->u.ifexp.then, d, fl) &&
+           check_tree(c, n->u.ifexp.orelse, d, fl);
   case AST_LAMBDA: case AST_DEF: return check_def(c, n->u.def, d, fl);
   case AST_DICT: return check_list(c, &n->u.dict.keys, d, fl) && check_list(c, &n->u.dict.values, d, fl);
   case AST_LISTCOMP: case AST_DICTCOMP:
-    return check_opt(c, n->u.comp.key, d, fl) && check(c, n->u.comp.elt, d, fl) &&
+    return check_opt(c, n->u.comp.key, d, fl) && check_tree(c, n->u.comp.elt, d, fl) &&
            check_list(c, &n->u.comp.gens, d, fl);
   case AST_COMPFOR:
-    return check(c, n->u.compfor.target, d, fl) && check(c, n->u.compfor.iter, d, fl) &&
+    return check_tree(c, n->u.compfor.target, d, fl) && check_tree(c, n->u.compfor.iter, d, fl) &&
            check_list(c, &n->u.compfor.ifs, d, fl);
-  case AST_ASSIGN: return check_list(c, &n->u.assign.targets, d, fl) && check(c, n->u.assign.value, d, fl);
-  case AST_AUGASSIGN: return check(c, n->u.aug.target, d, fl) && check(c, n->u.aug.value, d, fl);
+  case AST_ASSIGN: return check_list(c, &n->u.assign.targets, d, fl) && check_tree(c, n->u.assign.value, d, fl);
+  case AST_AUGASSIGN: return check_tree(c, n->u.aug.target, d, fl) && check_tree(c, n->u.aug.value, d, fl);
   case AST_IF:
-    return check(c, n->u.ifs.cond, d, fl) && check_list(c, &n->u.ifs.body, d, fl) &&
+    return check_tree(c, n->u.ifs.cond, d, fl) && check_list(c, &n->u.ifs.body, d, fl) &&
            check_list(c, &n->u.ifs.orelse, d, fl);
   case AST_FOR: case AST_WHILE:
-    return check_opt(c, n->u.loop.target, d, fl) && check(c, n->u.loop.iter, d, fl) &&
+    return check_opt(c, n->u.loop.target, d, fl) && check_tree(c, n->u.loop.iter, d, fl) &&
            check_list(c, &n->u.loop.body, d, fl | IN_LOOP) && check_list(c, &n->u.loop.orelse, d, fl);
   case AST_WITH:
-    return check(c, n->u.with.ctx, d, fl) && check_opt(c, n->u.with.target, d, fl) &&
+    return check_tree(c, n->u.with.ctx, d, fl) && check_opt(c, n->u.with.target, d, fl) &&
            check_list(c, &n->u.with.body, d, fl);
   case AST_TRY:
     return check_list(c, &n->u.try_.body, d, fl) && check_list(c, &n->u.try_.handlers, d, fl) &&
@@ -1220,7 +1227,7 @@ Unit *parse_source(Source *src, ParseError *err) {
     if (r != 0 && !ctx.failed) lex_error(&ctx, 1, 1, false, "invalid syntax");
     if (!ctx.failed) {
       u->root->u.list = lx->stmts;
-      if (check(&ctx, u->root, 0, 0)) check_bigints(&ctx);
+      if (check_tree(&ctx, u->root, 0, 0)) check_bigints(&ctx);
     }
     free(lx);
   }

@@ -561,25 +561,33 @@ static void test_parse_errors(void) {
   CHECK(error_is("x = 1\0", 6, 1, 6, "source code cannot contain null bytes", false, __FILE__, __LINE__));
 }
 
+/* At the end of the input an error points just past the last token, as Python's does, so the
+ * caret lands on a line that has text. */
 static void test_parse_incomplete(void) {
   MORE("total = (x +\n         2", 1, 9, "'(' was never closed");
   MORE("x = [1,\n", 1, 5, "'[' was never closed");
   MORE("d = {'a': (1,\n", 1, 11, "'(' was never closed");
   MORE("if x:", 1, 6, "expected an indented block after 'if' statement on line 1");
-  MORE("if x:\n", 2, 1, "expected an indented block after 'if' statement on line 1");
-  MORE("if x:\n\n# c\n", 4, 1, "expected an indented block after 'if' statement on line 1");
-  MORE("def f():\n  if y:\n", 3, 1, "expected an indented block after 'if' statement on line 2");
-  MORE("if x:\n  pass\nelse:\n", 4, 1, "expected an indented block after 'else' statement on line 3");
+  MORE("if x:\n", 1, 6, "expected an indented block after 'if' statement on line 1");
+  MORE("if x:\n\n# c\n", 1, 6, "expected an indented block after 'if' statement on line 1");
+  MORE("def f():\n  if y:\n", 2, 8, "expected an indented block after 'if' statement on line 2");
+  MORE("if x:\n  pass\nelse:\n", 3, 6, "expected an indented block after 'else' statement on line 3");
   MORE("for i in range(3):", 1, 19, "expected an indented block after 'for' statement on line 1");
   MORE("s = '''abc\n", 1, 5, "unterminated triple-quoted string literal");
   MORE("s = f\"\"\"{x}\n", 1, 5, "unterminated triple-quoted string literal");
   MORE("x = 1 + \\", 1, 9, "unexpected end of input after '\\'");
   MORE("x = 1 + \\\n", 2, 1, "unexpected end of input after '\\'");
+  /* a bracket left open explains a later syntax error, as in Python */
+  ERR("foo(1 2", 1, 4, "'(' was never closed");
+  ERR("x = (1 +\n2\nprint(x)\n", 1, 5, "'(' was never closed");
+  ERR("if (x > 1\n    print(x)\n", 1, 4, "'(' was never closed");
+  ERR("x = (1 2)\ny = [3\n", 1, 8, "invalid syntax: unexpected '2'");
+  ERR("x = ([1 2]\ny = 3\n", 1, 5, "'(' was never closed");
   /* complete, or wrong whatever follows */
   MOD("def f():\n  return 1\n", "(MODULE\n  (DEF f (PARAMS)\n    (RETURN (INT 1))))");
   MOD("if x:\n  pass\n", "(MODULE\n  (IF (NAME x)\n    (PASS)))");
   ERR("x = 1 +\n", 1, 8, "invalid syntax: unexpected end of line");
-  ERR("try:\n  x\n", 3, 1, "expected 'except' or 'finally' block");
+  ERR("try:\n  x\n", 2, 4, "expected 'except' or 'finally' block");
   ERR("s = 'abc\n", 1, 5, "unterminated string literal");
 }
 

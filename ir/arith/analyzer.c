@@ -1,0 +1,232 @@
+/* analyzer.c: the Analyzer, which fronts the analyses as TVM's analyzer.cc does: it keeps
+ * what is known of each variable (bounds, modular set, a value to inline), binds variables,
+ * pushes and pops constraints, and runs the simplifiers. Variables are looked up by pointer in
+ * an open-addressing table; a constraint logs the entries it replaces and its pop restores
+ * them, so nested conditions cost only what they change. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/arith/arith_impl.h"
+#include "ir/support.h"
+
+Analyzer *arith_new(Arena *a) {
+  Analyzer *an = xcalloc(1, sizeof *an);
+  an->arena = a;
+  arena_init(&an->scratch);
+  return an;
+}
+
+void arith_free(Analyzer *an) {
+  if (!an) return;
+  arena_free(&an->scratch);
+  free(an->vars);
+  free(an->undo);
+  free(an->frames);
+  free(an->facts);
+  free(an->ebounds);
+  free(an);
+}
+
+/* Grows *p (of *cap elements of size bytes) to hold n + 1. */
+static void reserve(void **p, int *cap, int n, size_t size) {
+  if (n < *cap) return;
+  *cap = *cap ? *cap * 2 : 16;
+  *p = xrealloc(*p, (size_t)*cap * size);
+}
+
+/* ---- the variable table ---- */
+
+static size_t slot_of(const VarInfo *vars, size_t cap, const Var *v) {
+  size_t i = (size_t)(((uintptr_t)v >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 17) & (cap - 1);
+  while (vars[i].var && vars[i].var != v) i = (i + 1) & (cap - 1);
+  return i;
+}
+
+const VarInfo *arith_lookup(const Analyzer *an, const Var *v) {
+  if (!an->cap) return NULL;
+  const VarInfo *info = &an->vars[slot_of(an->vars, an->cap, v)];
+  return info->var ? info : NULL;
+}
+
+/* Keeps the table at most half full, so that probes stay short. */
+static void grow(Analyzer *an) {
+  size_t cap = an->cap ? an->cap * 2 : 64;
+  VarInfo *vars = xcalloc(cap, sizeof *vars);
+  for (size_t i = 0; i < an->cap; i++)
+    if (an->vars[i].var) vars[slot_of(vars, cap, an->vars[i].var)] = an->vars[i];
+  free(an->vars);
+  an->vars = vars;
+  an->cap = cap;
+}
+
+void arith_update(Analyzer *an, const VarInfo *info) {
+  if (2 * (an->nvars + 1) > an->cap) grow(an);
+  VarInfo *slot = &an->vars[slot_of(an->vars, an->cap, info->var)];
+  if (!slot->var) {
+    slot->var = info->var;
+    an->nvars++;
+  }
+  if (an->nframes) {
+    reserve((void **)&an->undo, &an->capundo, an->nundo, sizeof *an->undo);
+    an->undo[an->nundo++] = *slot;
+  }
+  *slot = *info;
+}
+
+static VarInfo info_of(Analyzer *an, const Var *v) {
+  const VarInfo *found = arith_lookup(an, v);
+  return found ? *found : (VarInfo){.var = v};
+}
+
+void arith_bind(Analyzer *an, const Var *v, Range r) {
+  if (ir_is_const_int(r.extent, 1)) {
+    arith_bind_value(an, v, r.min);
+    return;
+  }
+  VarInfo info = info_of(an, v);
+  info.has_bound = true;
+  info.bound = arith_bound_of_range(an, r);
+  info.has_mod = false;
+  info.value = NULL;
+  arith_update(an, &info);
+}
+
+void arith_bind_value(Analyzer *an, const Var *v, Expr *value) {
+  value = arith_simplify(an, value);
+  VarInfo info = {.var = v, .has_bound = true, .has_mod = true, .value = value};
+  info.bound = arith_const_bound(an, value);
+  info.mod = arith_modular_set(an, value);
+  arith_update(an, &info);
+}
+
+void arith_bind_bound(Analyzer *an, const Var *v, ConstBound b) {
+  VarInfo info = info_of(an, v);
+  info.bound = info.has_bound ? arith_bound_intersect(info.bound, b) : b;
+  info.has_bound = true;
+  arith_update(an, &info);
+}
+
+/* ---- constraints ---- */
+
+void arith_push_expr_bound(Analyzer *an, const Expr *e, ConstBound b) {
+  reserve((void **)&an->ebounds, &an->capebounds, an->nebounds, sizeof *an->ebounds);
+  an->ebounds[an->nebounds++] = (ExprBound){e, b};
+}
+
+static void push_fact(Analyzer *an, Expr *e, bool value) {
+  reserve((void **)&an->facts, &an->capfacts, an->nfacts, sizeof *an->facts);
+  an->facts[an->nfacts++] = (Fact){e, value};
+}
+
+/* !c with the negation pushed inward as TVM's NormalizeBooleanOperators does, so that the
+ * fact "c is true" also folds the forms the simplifier writes for "c is false". */
+static Expr *negate(Arena *a, Expr *c) {
+  Expr *x = c->u.bin.a, *y = c->u.bin.b;
+  switch (c->kind) {
+  case EXPR_NOT: return c->u.unary.a;
+  case EXPR_AND: return ir_binary(a, EXPR_OR, negate(a, x), negate(a, y));
+  case EXPR_OR: return ir_binary(a, EXPR_AND, negate(a, x), negate(a, y));
+  case EXPR_LT: return ir_binary(a, EXPR_LE, y, x);
+  case EXPR_LE: return ir_binary(a, EXPR_LT, y, x);
+  case EXPR_GT: return ir_binary(a, EXPR_LE, x, y);
+  case EXPR_GE: return ir_binary(a, EXPR_LT, x, y);
+  case EXPR_EQ: return ir_binary(a, EXPR_NE, x, y);
+  case EXPR_NE: return ir_binary(a, EXPR_EQ, x, y);
+  case EXPR_INT: case EXPR_FLOAT: case EXPR_STR: case EXPR_VAR: case EXPR_CAST: case EXPR_ADD:
+  case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD: case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_SELECT: case EXPR_RAMP:
+  case EXPR_BROADCAST: case EXPR_LET: case EXPR_CALL: case EXPR_LOAD: case EXPR_PRODUCER_LOAD:
+  case EXPR_REDUCE:
+    return ir_not(a, c);
+  case EXPR_KIND_COUNT: break;
+  }
+  TES_UNREACHABLE();
+}
+
+/* Each conjunct of c is true and its negation false, in the forms both simplifiers write. */
+static void push_facts(Analyzer *an, Expr *c) {
+  if (c->kind == EXPR_AND) {
+    push_facts(an, c->u.bin.a);
+    push_facts(an, c->u.bin.b);
+    return;
+  }
+  if (c->kind == EXPR_INT) return;
+  push_fact(an, c, true);
+  push_fact(an, negate(an->arena, c), false);
+  Expr *canonical = arith_canonical_simplify(an, c);
+  if (canonical != c && canonical->kind != EXPR_INT) {
+    push_fact(an, canonical, true);
+    push_fact(an, negate(an->arena, canonical), false);
+  }
+}
+
+void arith_push_constraint(Analyzer *an, Expr *cond) {
+  TES_ASSERT(dt_is_bool(cond->dtype), "constraint of a non-bool expression");
+  Expr *c = arith_rewrite_simplify(an, cond);
+  reserve((void **)&an->frames, &an->capframes, an->nframes, sizeof *an->frames);
+  an->frames[an->nframes++] = (Frame){an->nundo, an->nfacts, an->nebounds};
+  arith_bound_constrain(an, c);
+  arith_modular_constrain(an, c);
+  push_facts(an, c);
+}
+
+void arith_pop_constraint(Analyzer *an) {
+  TES_ASSERT(an->nframes > 0, "arith_pop_constraint without a push");
+  Frame f = an->frames[--an->nframes];
+  while (an->nundo > f.undo_mark) {
+    VarInfo *old = &an->undo[--an->nundo];
+    an->vars[slot_of(an->vars, an->cap, old->var)] = *old;
+  }
+  an->nfacts = f.fact_mark;
+  an->nebounds = f.ebound_mark;
+}
+
+/* ---- simplification ---- */
+
+/* The canonical forms live in the scratch arena until the outermost simplification ends. */
+static void scratch_enter(Analyzer *an) { an->scratch_users++; }
+
+static void scratch_leave(Analyzer *an) {
+  if (--an->scratch_users == 0) arena_free(&an->scratch);
+}
+
+/* TVM's RewriteSimplifier runs its pass twice at most, stopping when nothing changes. */
+Expr *arith_rewrite_simplify(Analyzer *an, Expr *e) {
+  Simp s;
+  simp_init(&s, an, false);
+  Expr *r = simp_visit(&s, e);
+  return r == e ? e : simp_visit(&s, r);
+}
+
+Expr *arith_canonical_simplify(Analyzer *an, Expr *e) {
+  Simp s;
+  simp_init(&s, an, true);
+  scratch_enter(an);
+  Expr *r = simp_visit(&s, e);
+  scratch_leave(an);
+  return r;
+}
+
+Expr *arith_simplify(Analyzer *an, Expr *e) {
+  if (e->kind == EXPR_INT) return e;
+  Expr *r = arith_rewrite_simplify(an, e);
+  if (r->kind == EXPR_INT) return r;
+  r = arith_canonical_simplify(an, r);
+  return r != e && ir_expr_equal(r, e) ? e : r;
+}
+
+bool arith_can_prove(Analyzer *an, Expr *cond) {
+  int64_t v;
+  if (arith_is_int(arith_simplify(an, cond), &v)) return v != 0;
+  return arith_is_int(arith_canonical_simplify(an, cond), &v) && v != 0;
+}
+
+bool arith_can_prove_ge(Analyzer *an, const Expr *e, int64_t lower) {
+  return arith_const_bound(an, e).min >= lower;
+}
+
+bool arith_can_prove_equal(Analyzer *an, Expr *a, Expr *b) {
+  if (a == b) return true;
+  Expr *d = arith_simplify(an, arith_binary(an->arena, EXPR_SUB, a, b));
+  return ir_is_const_int(d, 0) && d->dtype.lanes == 1;
+}

@@ -1,0 +1,174 @@
+/* rewrite_cmp.c: the rewrite rules of comparisons (TVM's rewrite_simplify.cc, EQ NE LT LE).
+ * GT and GE never reach here: the walk turns a > b into b < a and a >= b into b <= a, and
+ * a <= b is decided as !(b < a). The bounds decide a comparison first (a < b when a - b is
+ * bounded below 0); otherwise a constant moves to one side and a constant factor divides out,
+ * with the rounding that keeps the integers the comparison admits. */
+#include "ir/arith/arith_impl.h"
+#include "ir/support.h"
+
+static Expr *truth(Simp *s, Expr *e, bool v) { return arith_const(s->an->arena, e->dtype, v); }
+
+static bool c1_pos(Simp *s, const PMatch *m) { return m->c[0] > 0; }
+static bool c1_neg(Simp *s, const PMatch *m) { return m->c[0] < 0; }
+static bool c2_pos(Simp *s, const PMatch *m) { return m->c[1] > 0; }
+static bool c1_pos_c2_pos(Simp *s, const PMatch *m) { return m->c[0] > 0 && m->c[1] > 0; }
+static bool c1_le0_c2_pos(Simp *s, const PMatch *m) { return m->c[0] <= 0 && m->c[1] > 0; }
+static bool c1_pos_c2_neg(Simp *s, const PMatch *m) { return m->c[0] > 0 && m->c[1] < 0; }
+static bool c1_le0_c2_neg(Simp *s, const PMatch *m) { return m->c[0] <= 0 && m->c[1] < 0; }
+static bool c1_neg_c2_pos(Simp *s, const PMatch *m) { return m->c[0] < 0 && m->c[1] > 0; }
+static bool c1_ge0_c2_pos(Simp *s, const PMatch *m) { return m->c[0] >= 0 && m->c[1] > 0; }
+static bool c1_neg_c2_neg(Simp *s, const PMatch *m) { return m->c[0] < 0 && m->c[1] < 0; }
+static bool c1_ge0_c2_neg(Simp *s, const PMatch *m) { return m->c[0] >= 0 && m->c[1] < 0; }
+static bool c1_pos_c2_le0(Simp *s, const PMatch *m) { return m->c[0] > 0 && m->c[1] <= 0; }
+static bool x_pure(Simp *s, const PMatch *m) { return arith_is_pure(m->var[PV_X]); }
+
+RULES(vector_lt,
+  R("broadcast(x, lanes) < broadcast(y, lanes)", "broadcast(x < y, lanes)"),
+  R("ramp(x, s1, lanes) < ramp(y, s1, lanes)", "broadcast(x < y, lanes)"),
+);
+
+RULES(index_lt,
+  R("x + y < x + z; x + y < z + x; y + x < x + z; y + x < z + x", "y < z"),
+  R("y - x < z - x", "y < z"),
+  R("x - y < x - z", "z < y"),
+  R("x < x + z; x < z + x", "0 < z"),
+  R("x < x - z", "z < 0"),
+  R_IF("x*c1 < y*c1", "x < y", c1_pos),
+  R_IF("x*c1 < y*c1", "y < x", c1_neg),
+  /* x*c2 < c1 keeps the integers x with x*c2 <= c1 - 1 */
+  R_IF("x*c2 < c1", "x < truncdiv(c1 - 1, c2) + 1", c1_pos_c2_pos),
+  R_IF("x*c2 < c1", "x < truncdiv(c1, c2)", c1_le0_c2_pos),
+  R_IF("x*c2 < c1", "truncdiv(c1 - 1, c2) - 1 < x", c1_pos_c2_neg),
+  R_IF("x*c2 < c1", "truncdiv(c1, c2) < x", c1_le0_c2_neg),
+  R_IF("c1 < x*c2", "truncdiv(c1 + 1, c2) - 1 < x", c1_neg_c2_pos),
+  R_IF("c1 < x*c2", "truncdiv(c1, c2) < x", c1_ge0_c2_pos),
+  R_IF("c1 < x*c2", "x < truncdiv(c1 + 1, c2) + 1", c1_neg_c2_neg),
+  R_IF("c1 < x*c2", "x < truncdiv(c1, c2)", c1_ge0_c2_neg),
+  R_IF("truncdiv(x, c1) < c2", "x < c1*c2", c1_pos_c2_pos),
+  R_IF("truncdiv(x, c1) < c2", "x < c1*(c2 - 1) + 1", c1_pos_c2_le0),
+  R_IF("c1 < truncdiv(x, c2)", "(c1 + 1)*c2 - 1 < x", c1_ge0_c2_pos),
+  R_IF("c1 < truncdiv(x, c2)", "c1*c2 < x", c1_neg_c2_pos),
+  /* x - (x/c)*c is x % c */
+  R_IF("truncdiv(x, c1)*c1 < x", "0 < truncmod(x, c1)", c1_pos),
+  R_IF("truncdiv(x, c1)*c1 < x + y", "0 < truncmod(x, c1) + y", c1_pos),
+  R_IF("truncdiv(x, c1)*c1 < x - y", "y < truncmod(x, c1)", c1_pos),
+  R_IF("truncdiv(x + c2, c1)*c1 < x", "c2 < truncmod(x + c2, c1)", c1_pos),
+  R_IF("truncdiv(x + c2, c1)*c1 < x + y", "c2 < truncmod(x + c2, c1) + y", c1_pos),
+  R_IF("truncdiv(x + c2, c1)*c1 < x - y", "y < truncmod(x + c2, c1) + (0 - c2)", c1_pos),
+  R_IF("floordiv(x, c1) < c2", "x < c1*c2", c1_pos),
+  R_IF("c1 < floordiv(x, c2)", "(c1 + 1)*c2 - 1 < x", c2_pos),
+  R_IF("floordiv(x, c1)*c1 < x", "0 < floormod(x, c1)", c1_pos),
+  R_IF("floordiv(x, c1)*c1 < x + y", "0 < floormod(x, c1) + y", c1_pos),
+  R_IF("floordiv(x, c1)*c1 < x - y", "y < floormod(x, c1)", c1_pos),
+  R_IF("floordiv(x + c2, c1)*c1 < x", "c2 < floormod(x + c2, c1)", c1_pos),
+  R_IF("floordiv(x + c2, c1)*c1 < x + y", "c2 < floormod(x + c2, c1) + y", c1_pos),
+  R_IF("floordiv(x + c2, c1)*c1 < x - y", "y < floormod(x + c2, c1) + (0 - c2)", c1_pos),
+  R_AGAIN("min(x, y) < z", "x < z || y < z"),
+  R_AGAIN("max(x, y) < z", "x < z && y < z"),
+  R_AGAIN("z < min(x, y)", "z < x && z < y"),
+  R_AGAIN("z < max(x, y)", "z < x || z < y"),
+  R_AGAIN("c1 < x + c2; c1 - x < c2", "c1 - c2 < x"),
+  R_AGAIN("c1 < c2 - x; x + c1 < c2", "x < c2 - c1"),
+  R_AGAIN("c1 < x - c2", "c1 + c2 < x"),
+  R_AGAIN("x - c2 < c1", "x < c1 + c2"),
+  R_AGAIN("x < c1 - y", "x + y < c1"),
+  R_AGAIN("c1 - y < x", "c1 < x + y"),
+  R_AGAIN("x < c1 + y", "x - y < c1"),
+  R_AGAIN("c1 + y < x", "c1 < x - y"),
+);
+
+Expr *rw_apply_lt(Simp *s, Expr *e) {
+  Expr *r = NULL;
+  if (e->dtype.lanes > 1) r = rules_apply(s, &vector_lt, e);
+  if (r || !arith_is_index(e->u.bin.a->dtype)) return r ? r : e;
+  CmpResult c = simp_compare(s, e->u.bin.a, e->u.bin.b);
+  if (c == CMP_LT) return truth(s, e, true);
+  if (c == CMP_EQ || c == CMP_GT || c == CMP_GE) return truth(s, e, false);
+  r = rules_apply(s, &index_lt, e);
+  return r ? r : e;
+}
+
+/* What every comparison does first: fold constants, then look the node up among the facts. */
+static Expr *fold_or_fact(Simp *s, Expr *e) {
+  Expr *r = arith_try_fold(s->an->arena, e->kind, e->u.bin.a, e->u.bin.b);
+  return r ? r : simp_match_fact(s, e);
+}
+
+Expr *rw_lt(Simp *s, Expr *e) {
+  Expr *r = fold_or_fact(s, e);
+  return r ? r : rw_apply_lt(s, e);
+}
+
+static Expr *node(Simp *s, ExprKind k, Expr *a, Expr *b) { return ir_binary(s->an->arena, k, a, b); }
+
+/* a <= b is !(b < a); what the bounds leave open of a <= b narrows it to < or ==. */
+Expr *rw_le(Simp *s, Expr *e) {
+  Expr *r = fold_or_fact(s, e);
+  if (r) return r;
+  Expr *lt = rw_apply_lt(s, node(s, EXPR_LT, e->u.bin.b, e->u.bin.a));
+  r = lt->kind == EXPR_INT ? arith_not(s->an->arena, lt) : rw_apply_not(s, ir_not(s->an->arena, lt));
+  if (r->kind != EXPR_LE || !arith_is_index(r->u.bin.a->dtype)) return r;
+  Expr *a = r->u.bin.a, *b = r->u.bin.b;
+  switch (simp_compare(s, a, b)) {
+  case CMP_LE: case CMP_LT: case CMP_EQ: return truth(s, e, true);
+  case CMP_GT: return truth(s, e, false);
+  case CMP_NE: return rw_apply_lt(s, node(s, EXPR_LT, a, b));
+  case CMP_GE: return rw_apply_eq(s, node(s, EXPR_EQ, a, b));
+  case CMP_UNKNOWN: return r;
+  }
+  TES_UNREACHABLE();
+}
+
+RULES(vector_eq,
+  R("broadcast(x, lanes) == broadcast(y, lanes)", "broadcast(x == y, lanes)"),
+);
+
+RULES(index_eq,
+  R("c1 == x", "x == c1"),
+  R("x - c1 == c2", "x == c2 + c1"),
+  R("c1 - x == c2", "x == c1 - c2"),
+  R("x + c1 == c2", "x == c2 - c1"),
+  R_AGAIN("x*y == 0", "x == 0 || y == 0"),
+  R("x == x", "true"),
+);
+
+/* NaN == NaN is false; like TVM, the rules assume there is no NaN. */
+RULES(other_eq, R_IF("x == x", "true", x_pure), );
+
+Expr *rw_apply_eq(Simp *s, Expr *e) {
+  Expr *r = NULL;
+  if (e->dtype.lanes > 1) r = rules_apply(s, &vector_eq, e);
+  if (r) return r;
+  if (!arith_is_index(e->u.bin.a->dtype)) {
+    r = rules_apply(s, &other_eq, e);
+    return r ? r : e;
+  }
+  CmpResult c = simp_compare(s, e->u.bin.a, e->u.bin.b);
+  if (c == CMP_EQ) return truth(s, e, true);
+  if (c == CMP_NE || c == CMP_GT || c == CMP_LT) return truth(s, e, false);
+  r = rules_apply(s, &index_eq, e);
+  return r ? r : e;
+}
+
+Expr *rw_eq(Simp *s, Expr *e) {
+  Expr *r = fold_or_fact(s, e);
+  return r ? r : rw_apply_eq(s, e);
+}
+
+/* a != b is !(a == b), unless the bounds already know one side of it. */
+Expr *rw_ne(Simp *s, Expr *e) {
+  Expr *r = fold_or_fact(s, e);
+  if (r) return r;
+  Expr *a = e->u.bin.a, *b = e->u.bin.b;
+  if (arith_is_index(a->dtype)) {
+    switch (simp_compare(s, a, b)) {
+    case CMP_NE: case CMP_GT: case CMP_LT: return truth(s, e, true);
+    case CMP_EQ: return truth(s, e, false);
+    case CMP_GE: return rw_apply_lt(s, node(s, EXPR_LT, b, a));
+    case CMP_LE: return rw_apply_lt(s, node(s, EXPR_LT, a, b));
+    case CMP_UNKNOWN: break;
+    }
+  }
+  Expr *eq = rw_apply_eq(s, node(s, EXPR_EQ, a, b));
+  return eq->kind == EXPR_INT ? arith_not(s->an->arena, eq) : rw_apply_not(s, ir_not(s->an->arena, eq));
+}

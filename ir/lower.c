@@ -1,0 +1,124 @@
+/* lower.c: the lowering pipeline, one function and one table (STYLE 6): the loop nest from the
+ * schedule (dump name "schedule_ops"), then each pass in the order of SPEC §8 under its TVM
+ * name, so that --dump-after, the config and the log agree. */
+#include "ir/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/printer.h"
+
+typedef enum { RUN_ALWAYS, RUN_ON_GPU } PassWhen;
+
+typedef struct PassDef {
+  const char *name;
+  Stmt *(*run)(Stmt *, PassCtx *);
+  PassWhen when;
+} PassDef;
+
+/* SPEC §8's order. TVM 0.8-0.10 hoist guards last, after simplification. */
+static const PassDef lowering[] = {
+    {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
+    {"tir.Simplify", pass_simplify, RUN_ALWAYS},
+    {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
+};
+
+enum { NPASSES = sizeof lowering / sizeof lowering[0] };
+
+const char *lower_pass_name(int i) { return i >= 0 && i < NPASSES ? lowering[i].name : NULL; }
+
+/* ---- arguments ---- */
+
+/* A parameter's buffer: compact row-major over the tensor's shape, in global memory. */
+static Buffer *param_buffer(Arena *a, Tensor *t) {
+  Buffer *b = arena_alloc(a, sizeof *b);
+  *b = (Buffer){.name = t->name, .data = ir_var(a, t->name, DT_HANDLE64), .dtype = t->dtype,
+                .ndim = t->ndim, .shape = t->shape, .scope = "global", .data_alignment = 64,
+                .offset_factor = 1};
+  return b;
+}
+
+static bool is_arg(int nargs, Tensor **args, const Tensor *t) {
+  for (int i = 0; i < nargs; i++)
+    if (args[i] == t) return true;
+  return false;
+}
+
+/* Placeholders have no storage of their own: the schedule must get each one as an argument. */
+static bool check_args(Schedule *s, int nargs, Tensor **args) {
+  for (int i = 0; i < nargs; i++) {
+    if (!args[i]) return sched_fail(s, "cannot lower: argument %d is not a tensor", i);
+    for (int j = 0; j < i; j++)
+      if (args[j] == args[i])
+        return sched_fail(s, "cannot lower: tensor %s is given twice as an argument", args[i]->name);
+  }
+  for (int i = 0; i < s->nstages; i++) {
+    const Operation *op = s->stages[i]->op;
+    if (op->kind == OP_PLACEHOLDER && !is_arg(nargs, args, op->outputs[0]))
+      return sched_fail(s, "cannot lower: placeholder %s is read but is not an argument",
+                        op->outputs[0]->name);
+  }
+  return true;
+}
+
+/* ---- the pipeline ---- */
+
+static void after(const LowerOptions *opt, const char *pass, const Stmt *body, bool changed) {
+  if (opt->dump) opt->dump(opt->dump_user, pass, body, changed);
+}
+
+LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt) {
+  static const LowerOptions defaults = {0};
+  if (!opt) opt = &defaults;
+  s->error[0] = 0;
+  if (!check_args(s, nargs, args)) return NULL;
+  if (opt->debug >= 1) fprintf(stderr, "lower: schedule_ops\n");
+  SchedBounds *b = sched_infer_bound(s, a);
+  Stmt *body = b ? sched_schedule_ops(b) : NULL;
+  if (!body) return NULL;
+  after(opt, "schedule_ops", body, true);
+  LoweredFunc *f = arena_alloc(a, sizeof *f);
+  f->name = arena_strndup(a, opt->name ? opt->name : "main", strlen(opt->name ? opt->name : "main"));
+  f->nparams = nargs;
+  f->params = arena_alloc(a, (size_t)(nargs + 1) * sizeof *f->params);
+  f->param_tensors = arena_alloc(a, (size_t)(nargs + 1) * sizeof *f->param_tensors);
+  for (int i = 0; i < nargs; i++) {
+    f->param_tensors[i] = args[i];
+    f->params[i] = param_buffer(a, args[i]);
+  }
+  PassCtx ctx = {a, nargs, f->param_tensors, f->params, opt->gpu, opt->noptions, opt->options};
+  for (int i = 0; i < NPASSES; i++) {
+    if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
+    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
+    Stmt *next = lowering[i].run(body, &ctx);
+    after(opt, lowering[i].name, next, next != body);
+    body = next;
+  }
+  f->body = body;
+  return f;
+}
+
+/* ---- printing ---- */
+
+static void print_shape(StrBuf *out, int n, Expr *const *shape) {
+  sb_putc(out, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ir_print_expr(out, shape[i]);
+  }
+  sb_putc(out, ']');
+}
+
+void lower_print_func(StrBuf *out, const LoweredFunc *f) {
+  char dt[32];
+  sb_printf(out, "@%s = primfn(", f->name);
+  for (int i = 0; i < f->nparams; i++) {
+    const Buffer *b = f->params[i];
+    sb_printf(out, "%s%s: Buffer(%s, ", i ? ", " : "", b->name, dt_name(b->dtype, dt));
+    print_shape(out, b->ndim, b->shape);
+    sb_putc(out, ')');
+  }
+  sb_puts(out, ") {\n");
+  ir_print_stmt(out, f->body, 1);
+  sb_puts(out, "}\n");
+}

@@ -1,0 +1,50 @@
+/* lower.h: tvm.lower: a schedule to a function of loop IR (SPEC §8). Bound inference and
+ * loop-nest construction (ir/schedule/), then the passes of ir/pass/ in one table, with a
+ * callback after each for --dump-after. */
+#ifndef TES_IR_LOWER_H
+#define TES_IR_LOWER_H
+
+#include <stdbool.h>
+
+#include "ir/pass/pass.h"
+#include "ir/schedule/schedule.h"
+#include "ir/strbuf.h"
+
+/* What a lowering gives: PrimFunc-like. params[i] is the buffer of the argument tensor
+ * param_tensors[i], in the order the arguments were given. */
+typedef struct LoweredFunc {
+  const char *name;
+  int nparams;
+  Buffer **params;
+  Tensor **param_tensors;
+  Stmt *body;
+} LoweredFunc;
+
+/* Called with the IR after loop-nest construction (pass "schedule_ops") and after every pass
+ * that runs; changed is false when the pass returned its input itself. */
+typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed);
+
+typedef struct LowerOptions {
+  const char *name;      /* NULL: "main" */
+  bool gpu;              /* run the GPU-only passes too */
+  int debug;             /* >= 1: name each pass on stderr as it runs */
+  LowerDumpFn dump;      /* may be NULL */
+  void *dump_user;
+  int noptions;          /* PassContext config */
+  const PassOption *options;
+} LowerOptions;
+
+/* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be
+ * one) into a, which must outlive the result. NULL with sched_error(s) set when the schedule
+ * cannot be lowered. opt may be NULL. */
+LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt);
+
+/* `@main = primfn(A: Buffer(float32, [m]), B: ...) {`, the body, `}`, each line ending in a
+ * newline. The body goes through the one IR printer. */
+void lower_print_func(StrBuf *out, const LoweredFunc *f);
+
+/* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after
+ * to check a name against and --help to list; NULL past the end. */
+const char *lower_pass_name(int i);
+
+#endif

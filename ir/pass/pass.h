@@ -1,0 +1,48 @@
+/* pass.h: the lowering passes, one per file, each `Stmt *pass_<name>(Stmt *, PassCtx *)`,
+ * run in order by lower_run (ir/lower.c) under their TVM names. A pass builds new nodes in
+ * ctx->arena, shares what it does not change and returns its argument itself when it changed
+ * nothing. Each file opens with the pass's contract. */
+#ifndef TES_IR_PASS_H
+#define TES_IR_PASS_H
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "ir/tensor.h"
+
+/* One setting of a pass, as PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}})
+ * gives it: pass "tir.UnrollLoop", key "auto_max_step", value 16. */
+typedef struct PassOption {
+  const char *pass;
+  const char *key;
+  int64_t value;
+} PassOption;
+
+typedef struct PassCtx {
+  Arena *arena;
+  /* The function's arguments: tensor i is stored in buffer i. */
+  int nbinds;
+  Tensor **bind_tensors;
+  Buffer **bind_buffers;
+  bool gpu; /* lowering for a GPU target */
+  int noptions;
+  const PassOption *options;
+} PassCtx;
+
+/* A pass's option, or dflt when the config does not set it. */
+static inline int64_t pass_option(const PassCtx *ctx, const char *pass, const char *key,
+                                  int64_t dflt) {
+  for (int i = 0; i < ctx->noptions; i++)
+    if (strcmp(ctx->options[i].pass, pass) == 0 && strcmp(ctx->options[i].key, key) == 0)
+      return ctx->options[i].value;
+  return dflt;
+}
+
+/* tir.StorageFlatten (storage_flatten.c) */
+Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx);
+/* tir.Simplify (simplify.c) */
+Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
+/* tir.HoistIfThenElse (hoist_if_then_else.c) */
+Stmt *pass_hoist_if_then_else(Stmt *s, PassCtx *ctx);
+
+#endif

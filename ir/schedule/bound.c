@@ -1,0 +1,243 @@
+/* bound.c: bound inference (TVM's bound.cc). Stages are visited consumers first. An output
+ * computes its whole declared shape; any other stage computes the union of what its consumers
+ * read, where a consumer's loops inside the producer's attach point (and thread loops the
+ * producer's storage is shared across) range fully and the loops outside it stay fixed. The
+ * root ranges then pass down the relations to every leaf. */
+#include <string.h>
+
+#include "ir/schedule/sched_impl.h"
+
+/* ---- storage and thread ranks (TVM's thread_storage_scope.h) ---- */
+
+enum { RANK_GLOBAL = 0, RANK_SHARED = 1, RANK_WARP = 2, RANK_LOCAL = 3, RANK_WMMA = 4 };
+
+static bool starts(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int storage_rank(const char *scope) {
+  if (starts(scope, "shared")) return RANK_SHARED;
+  if (starts(scope, "warp")) return RANK_WARP;
+  if (starts(scope, "local")) return RANK_LOCAL;
+  if (starts(scope, "wmma.")) return RANK_WMMA;
+  return RANK_GLOBAL;
+}
+
+/* blockIdx.* is rank 0, threadIdx.* and virtual threads rank 1; -1: not a thread. */
+static int thread_rank(const char *tag, int *dim) {
+  *dim = -1;
+  if (!tag || !*tag) return -1;
+  if (starts(tag, "vthread") || strcmp(tag, "cthread") == 0) return 1;
+  if (starts(tag, "blockIdx.") && tag[9]) {
+    *dim = tag[9] - 'x';
+    return 0;
+  }
+  if (starts(tag, "threadIdx.") && tag[10]) {
+    *dim = tag[10] - 'x';
+    return 1;
+  }
+  return -1;
+}
+
+static const char *tag_of(const SchedBounds *b, const IterVar *iv) {
+  IterVar *t = sched_map_get(&b->bind, iv);
+  return t ? t->thread_tag : iv->thread_tag;
+}
+
+/* Without a scope of its own, a stage's storage is global, or shared under blockIdx, or local
+ * under threadIdx, by the threads around its attach point. */
+static int scope_rank(const SchedBounds *b, const LStage *ls) {
+  if (ls->scope && *ls->scope) return storage_rank(ls->scope);
+  int max_rank = -1, dim;
+  for (int i = 0; i < ls->npath; i++) {
+    int r = thread_rank(tag_of(b, ls->attach_path[i]), &dim);
+    if (r > max_rank) max_rank = r;
+  }
+  return max_rank < 0 ? RANK_GLOBAL : max_rank == 0 ? RANK_SHARED : RANK_LOCAL;
+}
+
+/* Whether a consumer loop ranges fully for the producer: plain loops inside the attach point
+ * do; thread loops do when the producer's storage is shared across those threads. */
+static bool need_relax(const SchedBounds *b, const IterVar *iv, bool found_attach, int rank) {
+  int dim, tr = thread_rank(tag_of(b, iv), &dim);
+  if (tr < 0) return !found_attach;
+  if (rank == RANK_WARP && tr == 1 && dim == 0) return true;
+  return rank <= tr;
+}
+
+/* ---- one consumer's reads ---- */
+
+typedef struct Region {
+  const Operation *op; /* the producer */
+  int ndim;
+  IntSet *dims;        /* per output, ndim sets, their union so far */
+  bool *seen;          /* per output and dimension: whether any read was seen */
+} Region;
+
+typedef struct ReadCollect {
+  IrVisitor v;
+  Arena *arena;
+  Region *region;
+  const PtrMap *sets;
+} ReadCollect;
+
+static void collect_read(IrVisitor *v, const Expr *e) {
+  ReadCollect *rc = (ReadCollect *)v;
+  ir_visit_children_expr(v, e);
+  if (e->kind != EXPR_PRODUCER_LOAD || e->u.pload.tensor->op != rc->region->op) return;
+  Region *rg = rc->region;
+  int base = e->u.pload.tensor->value_index * rg->ndim;
+  for (int d = 0; d < rg->ndim && d < e->u.pload.n; d++) {
+    IntSet s = sched_eval_set(rc->arena, e->u.pload.indices[d], rc->sets);
+    rg->dims[base + d] = rg->seen[base + d] ? sched_set_union(rc->arena, rg->dims[base + d], s) : s;
+    rg->seen[base + d] = true;
+  }
+}
+
+static IntSet *new_set(Arena *a, IntSet s) {
+  IntSet *p = arena_alloc(a, sizeof *p);
+  *p = s;
+  return p;
+}
+
+/* The sets of the consumer's leaves as seen from the producer's attach point. */
+static void leaf_sets(SchedBounds *b, const LStage *prod, const LStage *cons, int rank,
+                      PtrMap *up, bool *found) {
+  Arena *a = b->arena;
+  IterVar *first = prod->npath ? prod->attach_path[0] : NULL;
+  for (int i = cons->nleaf - 1; i >= 0; i--) {
+    IterVar *iv = cons->leaf[i];
+    if (iv == first) *found = true;
+    Range r = sched_dom(b, iv);
+    IntSet s;
+    if (ir_is_const_int(r.extent, 1)) {
+      s = sched_set_point(r.min);
+    } else if (!need_relax(b, iv, *found, rank)) {
+      IterVar *t = sched_map_get(&b->bind, iv);
+      Expr *v = ir_varref(a, (t ? t : iv)->var);
+      /* a root axis bound to a thread keeps its minimum (see schedule_ops.c's thread_loop) */
+      s = sched_set_point(t && !ir_is_const_int(r.min, 0) ? sched_add(a, v, r.min) : v);
+    } else {
+      s = sched_set_range(a, r);
+    }
+    sched_map_put(up, iv, new_set(a, s));
+  }
+}
+
+/* The loops around the consumer's own attach point that range fully for the producer. */
+static void relax_sets(SchedBounds *b, const LStage *prod, const LStage *cons, int rank,
+                       PtrMap *relax, bool *found) {
+  IterVar *first = prod->npath ? prod->attach_path[0] : NULL;
+  for (int i = 0; i < cons->npath; i++) {
+    IterVar *iv = cons->attach_path[i];
+    if (iv == first) *found = true;
+    if (!need_relax(b, iv, *found, rank)) continue;
+    IntSet *s = new_set(b->arena, sched_set_range(b->arena, sched_dom(b, iv)));
+    sched_map_put(relax, iv->var, s);
+    IterVar *t = sched_map_get(&b->bind, iv);
+    if (t) sched_map_put(relax, t->var, s);
+  }
+}
+
+/* The sets of the consumer's root axes, relaxed over its outer loops where needed. */
+static void root_sets(SchedBounds *b, const LStage *cons, const PtrMap *up, const PtrMap *relax,
+                      PtrMap *out) {
+  Arena *a = b->arena;
+  IterVar *roots[256];
+  int n = sched_root_ivs(cons->st->op, roots, 256);
+  for (int i = 0; i < n; i++) {
+    IntSet *s = sched_map_get(up, roots[i]);
+    Range r = s ? sched_set_cover(a, *s, roots[i]->dom) : roots[i]->dom;
+    IntSet set = sched_set_range(a, r);
+    if (relax->n) {
+      set.min = sched_eval_set(a, set.min, relax).min;
+      set.max = set.max ? sched_eval_set(a, set.max, relax).max : NULL;
+    }
+    sched_map_put(out, roots[i]->var, new_set(a, set));
+  }
+}
+
+static bool reads_op(const LStage *cons, const Operation *op) {
+  for (int i = 0; i < cons->nreads; i++)
+    if (cons->reads[i]->op == op) return true;
+  return false;
+}
+
+static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons, Region *rg) {
+  Arena *a = b->arena;
+  int rank = scope_rank(b, prod);
+  PtrMap up, relax, roots;
+  sched_map_init(&up, a);
+  sched_map_init(&relax, a);
+  sched_map_init(&roots, a);
+  bool found = false;
+  leaf_sets(b, prod, cons, rank, &up, &found);
+  relax_sets(b, prod, cons, rank, &relax, &found);
+  if (prod->npath && !found)
+    return sched_fail(b->sch,
+                      "cannot compute_at: stage %s is computed at axis %s of %s, but %s reads it "
+                      "outside that loop",
+                      prod->st->op->name, prod->st->attach_ivar->var->name,
+                      prod->st->attach_stage->op->name, cons->st->op->name);
+  sched_pass_up_domain(b, cons, &up);
+  root_sets(b, cons, &up, &relax, &roots);
+  ReadCollect rc = {{collect_read, NULL}, a, rg, &roots};
+  for (int i = 0; i < cons->st->op->noutputs; i++) ir_visit_expr(&rc.v, cons->body[i]);
+  return true;
+}
+
+/* ---- one stage ---- */
+
+static bool infer_root_bound(SchedBounds *b, LStage *ls) {
+  Arena *a = b->arena;
+  const Operation *op = ls->st->op;
+  if (ls->st->is_output) {
+    for (int i = 0; i < op->naxis; i++) sched_set_dom(b, op->axis[i], op->axis[i]->dom);
+  } else {
+    int n = op->noutputs * op->naxis;
+    Region rg = {op, op->naxis, arena_alloc(a, (size_t)(n + 1) * sizeof(IntSet)),
+                 arena_alloc(a, (size_t)(n + 1) * sizeof(bool))};
+    for (int j = ls->index + 1; j < b->sch->nstages; j++) {
+      LStage *cons = &b->ls[j];
+      if (cons->st->op->kind != OP_COMPUTE || cons->st->attach == ATTACH_INLINE) continue;
+      if (reads_op(cons, op) && !add_consumer(b, ls, cons, &rg)) return false;
+    }
+    for (int d = 0; d < op->naxis; d++) {
+      IntSet u = {NULL, NULL};
+      bool any = false;
+      for (int k = 0; k < op->noutputs; k++) {
+        if (!rg.seen[k * op->naxis + d]) continue;
+        u = any ? sched_set_union(a, u, rg.dims[k * op->naxis + d]) : rg.dims[k * op->naxis + d];
+        any = true;
+      }
+      sched_set_dom(b, op->axis[d], sched_set_cover(a, u, op->axis[d]->dom));
+    }
+  }
+  for (int i = 0; i < op->nreduce; i++) sched_set_dom(b, op->reduce_axis[i], op->reduce_axis[i]->dom);
+  return true;
+}
+
+SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
+  SchedBounds *b = arena_alloc(a, sizeof *b);
+  b->arena = a;
+  b->sch = s;
+  sched_map_init(&b->op_index, a);
+  sched_map_init(&b->dom, a);
+  sched_map_init(&b->var_set, a);
+  sched_map_init(&b->bind, a);
+  sched_map_init(&b->thread_stage, a);
+  s->error[0] = 0;
+  if (!sched_normalize(b)) return NULL;
+  for (int i = s->nstages - 1; i >= 0; i--) {
+    LStage *ls = &b->ls[i];
+    if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
+    if (!infer_root_bound(b, ls) || !sched_pass_down_domain(b, ls)) return NULL;
+  }
+  return b;
+}
+
+bool sched_bound(const SchedBounds *b, const IterVar *iv, Range *out) {
+  Range *r = sched_map_get(&b->dom, iv);
+  if (r) *out = *r;
+  return r != NULL;
+}

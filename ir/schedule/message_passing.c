@@ -1,0 +1,350 @@
+/* message_passing.c: passing ranges, values and sets along a stage's itervar relations (TVM's
+ * message_passing.cc). Down: from root axes to the leaves a split, fuse or rebase made of
+ * them; up: from the leaves, which are the loops, back to the root axes the body indexes by. */
+#include <stdio.h>
+
+#include "ir/printer.h"
+#include "ir/schedule/sched_impl.h"
+
+Range sched_dom(const SchedBounds *b, const IterVar *iv) {
+  Range *r = sched_map_get(&b->dom, iv);
+  TES_ASSERT(r, "itervar %s has no range", iv->var->name);
+  return *r;
+}
+
+void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r) {
+  Range *rp = arena_alloc(b->arena, sizeof *rp);
+  *rp = r;
+  sched_map_put(&b->dom, iv, rp);
+  IntSet *s = arena_alloc(b->arena, sizeof *s);
+  *s = sched_set_range(b->arena, r);
+  sched_map_put(&b->var_set, iv->var, s);
+}
+
+static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
+
+/* ---- ranges, down ---- */
+
+static void down_split(SchedBounds *b, const IterRelation *r) {
+  Arena *a = b->arena;
+  Range p = sched_dom(b, r->parent);
+  DType t = r->parent->var->dtype;
+  if (r->factor) {
+    sched_set_dom(b, r->inner, (Range){zero(a, t), r->factor});
+    sched_set_dom(b, r->outer, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->factor)});
+  } else {
+    sched_set_dom(b, r->outer, (Range){zero(a, t), r->nparts});
+    sched_set_dom(b, r->inner, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->nparts)});
+  }
+}
+
+static Expr *as_dtype(Arena *a, Expr *e, DType t) {
+  return dt_eq(e->dtype, t) ? e : ir_cast(a, t, e);
+}
+
+static void down_fuse(SchedBounds *b, const IterRelation *r) {
+  Arena *a = b->arena;
+  DType t = r->fused->var->dtype;
+  Expr *o = as_dtype(a, sched_dom(b, r->outer).extent, t);
+  Expr *i = as_dtype(a, sched_dom(b, r->inner).extent, t);
+  sched_set_dom(b, r->fused, (Range){zero(a, t), sched_mul(a, o, i)});
+}
+
+static char *expr_text(const Expr *e, char *buf, size_t n) {
+  StrBuf sb = STRBUF_INIT;
+  ir_print_expr(&sb, e);
+  snprintf(buf, n, "%s", sb_cstr(&sb));
+  sb_free(&sb);
+  return buf;
+}
+
+/* A thread itervar bound in several stages must get one extent in all of them. */
+static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range r) {
+  Range *old = sched_map_get(&b->dom, thread);
+  if (!old) {
+    sched_set_dom(b, thread, r);
+    sched_map_put(&b->thread_stage, thread, ls);
+    return true;
+  }
+  if (sched_prove_eq(old->extent, r.extent)) return true;
+  LStage *first = sched_map_get(&b->thread_stage, thread);
+  char x[128], y[128];
+  return sched_fail(b->sch, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
+                    thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
+                    expr_text(r.extent, y, sizeof y), ls->st->op->name);
+}
+
+bool sched_pass_down_domain(SchedBounds *b, LStage *ls) {
+  for (int i = 0; i < ls->nrel; i++) {
+    const IterRelation *r = &ls->rel[i];
+    switch (r->kind) {
+    case REL_SPLIT:
+      down_split(b, r);
+      break;
+    case REL_FUSE:
+      down_fuse(b, r);
+      break;
+    case REL_REBASE:
+      sched_set_dom(b, r->fused, (Range){zero(b->arena, r->fused->var->dtype),
+                                         sched_dom(b, r->parent).extent});
+      break;
+    }
+  }
+  for (int i = 0; i < ls->st->nattr; i++) {
+    const IterVarAttr *at = &ls->st->attrs[i];
+    if (at->bind_thread && !bind_thread_range(b, ls, at->bind_thread, sched_dom(b, at->iv)))
+      return false;
+  }
+  return true;
+}
+
+/* ---- values, up ---- */
+
+static Expr *value_of(const PtrMap *values, const IterVar *iv) { return sched_map_get(values, iv); }
+
+static Expr *plus_min(Arena *a, Expr *v, Expr *min) {
+  return ir_is_const_int(min, 0) ? v : sched_add(a, v, as_dtype(a, min, v->dtype));
+}
+
+static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values) {
+  Arena *a = b->arena;
+  Expr *o = value_of(values, r->outer), *i = value_of(values, r->inner);
+  if (!o || !i) return;
+  Expr *factor = sched_dom(b, r->inner).extent;
+  /* TVM writes inner + outer*factor; its simplifier prints it outer first, as built here */
+  Expr *v = sched_add(a, sched_mul(a, o, factor), i);
+  sched_map_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
+}
+
+static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values) {
+  Arena *a = b->arena;
+  Expr *f = value_of(values, r->fused);
+  if (!f) return;
+  Expr *factor = as_dtype(a, sched_dom(b, r->inner).extent, f->dtype);
+  Expr *o = as_dtype(a, sched_floordiv(a, f, factor), r->outer->var->dtype);
+  Expr *i = as_dtype(a, sched_floormod(a, f, factor), r->inner->var->dtype);
+  sched_map_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
+  sched_map_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
+}
+
+void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values) {
+  for (int k = ls->nrel - 1; k >= 0; k--) {
+    const IterRelation *r = &ls->rel[k];
+    switch (r->kind) {
+    case REL_SPLIT:
+      up_index_split(b, r, values);
+      break;
+    case REL_FUSE:
+      up_index_fuse(b, r, values);
+      break;
+    case REL_REBASE: {
+      Expr *v = value_of(values, r->fused);
+      if (v) sched_map_put(values, r->parent, plus_min(b->arena, v, sched_dom(b, r->parent).min));
+      break;
+    }
+    }
+  }
+}
+
+/* ---- sets, up ---- */
+
+static IntSet *new_set(Arena *a, IntSet s) {
+  IntSet *p = arena_alloc(a, sizeof *p);
+  *p = s;
+  return p;
+}
+
+static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
+  IntSet *s = sched_map_get(sets, iv);
+  TES_ASSERT(s, "itervar %s has no set", iv->var->name);
+  return *s;
+}
+
+static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
+  Arena *a = b->arena;
+  IntSet o = set_of(sets, r->outer), i = set_of(sets, r->inner);
+  if (sched_set_matches(o, sched_dom(b, r->outer)) && sched_set_matches(i, sched_dom(b, r->inner))) {
+    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
+    return;
+  }
+  PtrMap vars;
+  sched_map_init(&vars, a);
+  sched_map_put(&vars, r->outer->var, &o);
+  sched_map_put(&vars, r->inner->var, &i);
+  Expr *v = sched_add(a, sched_mul(a, ir_varref(a, r->outer->var), sched_dom(b, r->inner).extent),
+                      ir_varref(a, r->inner->var));
+  v = plus_min(a, v, sched_dom(b, r->parent).min);
+  sched_map_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
+}
+
+/* A part of the fused range maps back to whole rows of the inner axis, which is what TVM
+ * does too unless the part provably stays within one row. */
+static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
+  Arena *a = b->arena;
+  IntSet f = set_of(sets, r->fused);
+  Range ro = sched_dom(b, r->outer), ri = sched_dom(b, r->inner);
+  if (sched_set_matches(f, sched_dom(b, r->fused)) || !f.min || !f.max) {
+    sched_map_put(sets, r->outer, new_set(a, sched_set_range(a, ro)));
+    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+    return;
+  }
+  Expr *factor = as_dtype(a, ri.extent, f.min->dtype);
+  if (sched_set_is_point(f)) {
+    Expr *o = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
+    Expr *i = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
+    sched_map_put(sets, r->outer, new_set(a, sched_set_point(plus_min(a, o, ro.min))));
+    sched_map_put(sets, r->inner, new_set(a, sched_set_point(plus_min(a, i, ri.min))));
+    return;
+  }
+  Expr *lo = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
+  Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
+  sched_map_put(sets, r->outer, new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
+  sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+}
+
+static void up_domain_rebase(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
+  Arena *a = b->arena;
+  IntSet s = set_of(sets, r->fused);
+  Range p = sched_dom(b, r->parent);
+  if (sched_set_matches(s, sched_dom(b, r->fused))) {
+    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, p)));
+    return;
+  }
+  IntSet q = {s.min ? plus_min(a, s.min, p.min) : NULL, s.max ? plus_min(a, s.max, p.min) : NULL};
+  sched_map_put(sets, r->parent, new_set(a, q));
+}
+
+void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets) {
+  for (int k = ls->nrel - 1; k >= 0; k--) {
+    const IterRelation *r = &ls->rel[k];
+    switch (r->kind) {
+    case REL_SPLIT:
+      up_domain_split(b, r, sets);
+      break;
+    case REL_FUSE:
+      up_domain_fuse(b, r, sets);
+      break;
+    case REL_REBASE:
+      up_domain_rebase(b, r, sets);
+      break;
+    }
+  }
+}
+
+/* ---- masks, down ---- */
+
+static intptr_t mask_of(const PtrMap *state, const IterVar *iv) {
+  return (intptr_t)sched_map_get(state, iv);
+}
+
+static void or_mask(PtrMap *state, const IterVar *iv, intptr_t m) {
+  sched_map_put(state, iv, (void *)(mask_of(state, iv) | m));
+}
+
+void sched_pass_down_mask(const LStage *ls, PtrMap *state) {
+  for (int k = 0; k < ls->nrel; k++) {
+    const IterRelation *r = &ls->rel[k];
+    switch (r->kind) {
+    case REL_SPLIT:
+      or_mask(state, r->outer, mask_of(state, r->parent));
+      or_mask(state, r->inner, mask_of(state, r->parent));
+      break;
+    case REL_FUSE:
+      or_mask(state, r->fused, mask_of(state, r->outer) | mask_of(state, r->inner));
+      break;
+    case REL_REBASE:
+      or_mask(state, r->fused, mask_of(state, r->parent));
+      break;
+    }
+  }
+}
+
+/* ---- guards ---- */
+
+/* Which itervars may run past their range (TVM's PassUpBoundCheck): the parent of a split
+ * that does not divide it, and everything above such a parent. */
+static void up_bound_check(SchedBounds *b, const LStage *ls, PtrMap *state) {
+  for (int k = ls->nrel - 1; k >= 0; k--) {
+    const IterRelation *r = &ls->rel[k];
+    switch (r->kind) {
+    case REL_SPLIT: {
+      bool check = sched_map_get(state, r->outer) || sched_map_get(state, r->inner);
+      if (!check) {
+        Expr *covered = sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
+        check = !sched_prove_eq(sched_dom(b, r->parent).extent, covered);
+      }
+      if (check) sched_map_put(state, r->parent, (void *)1);
+      break;
+    }
+    case REL_FUSE:
+      if (sched_map_get(state, r->fused)) {
+        sched_map_put(state, r->outer, (void *)1);
+        sched_map_put(state, r->inner, (void *)1);
+      }
+      break;
+    case REL_REBASE:
+      if (sched_map_get(state, r->fused)) sched_map_put(state, r->parent, (void *)1);
+      break;
+    }
+  }
+}
+
+typedef struct Guards {
+  Arena *arena;
+  int n, cap;
+  Expr **items;
+} Guards;
+
+static void add_guard(Guards *g, ExprKind k, Expr *value, Expr *bound) {
+  if (g->n == g->cap) {
+    int ncap = g->cap ? g->cap * 2 : 8;
+    g->items = arena_realloc(g->arena, g->items, (size_t)g->cap * sizeof(Expr *),
+                             (size_t)ncap * sizeof(Expr *));
+    g->cap = ncap;
+  }
+  g->items[g->n++] = ir_binary(g->arena, k, value, as_dtype(g->arena, bound, value->dtype));
+}
+
+static bool same_range(Range x, Range y) {
+  return sched_prove_eq(x.min, y.min) && sched_prove_eq(x.extent, y.extent);
+}
+
+/* Root axes whose inferred range is not their declared one may step outside it. */
+static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, const PtrMap *skip,
+                        Guards *g) {
+  Arena *a = b->arena;
+  IterVar *roots[256];
+  int n = sched_root_ivs(ls->st->op, roots, 256);
+  for (int i = 0; i < n; i++) {
+    IterVar *iv = roots[i];
+    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if (same_range(iv->dom, sched_dom(b, iv))) continue;
+    Expr *value = sched_sub(a, value_of(values, iv), iv->dom.min);
+    IntSet s = sched_eval_set(a, value, &b->var_set);
+    if (!s.min || !sched_prove_le(zero(a, value->dtype), s.min))
+      add_guard(g, EXPR_GE, value, zero(a, value->dtype));
+    if (!s.max || !sched_prove_lt(s.max, iv->dom.extent)) add_guard(g, EXPR_LT, value, iv->dom.extent);
+  }
+}
+
+int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *values,
+                           bool skip_root_domain, const PtrMap *skip, Expr ***out) {
+  Arena *a = b->arena;
+  PtrMap state;
+  sched_map_init(&state, a);
+  up_bound_check(b, ls, &state);
+  Guards g = {a, 0, 0, NULL};
+  const Stage *st = ls->st;
+  for (int i = 0; i < st->nall; i++) {
+    IterVar *iv = st->all_iter_vars[i];
+    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if (!sched_map_get(&state, iv)) continue;
+    Range dom = sched_dom(b, iv);
+    Expr *value = sched_sub(a, value_of(values, iv), dom.min);
+    IntSet s = sched_eval_set(a, value, &b->var_set);
+    if (!s.max || !sched_prove_lt(s.max, dom.extent)) add_guard(&g, EXPR_LT, value, dom.extent);
+  }
+  if (!skip_root_domain) root_guards(b, ls, values, skip, &g);
+  *out = g.items;
+  return g.n;
+}

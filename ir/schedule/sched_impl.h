@@ -1,0 +1,128 @@
+/* sched_impl.h: what the files of ir/schedule/ share and nothing else sees: pointer maps,
+ * the small index arithmetic bound inference needs, integer sets, the lowering's view of each
+ * stage, and the message passing along itervar relations.
+ *
+ * The index arithmetic folds constants, cancels equal terms and proves comparisons whose two
+ * sides differ by a constant; anything more is the simplifier's (ir/arith/, tir.Simplify),
+ * which runs after loop-nest construction. */
+#ifndef TES_IR_SCHED_IMPL_H
+#define TES_IR_SCHED_IMPL_H
+
+#include "ir/schedule/schedule.h"
+#include "ir/support.h"
+
+/* ---- pointer maps (int_set.c): open addressing, arrays in an arena ---- */
+
+typedef struct PtrMap {
+  Arena *arena;
+  const void **keys; /* NULL: an empty slot */
+  void **vals;
+  int n, cap;
+} PtrMap;
+
+void sched_map_init(PtrMap *m, Arena *a);
+void sched_map_put(PtrMap *m, const void *key, void *val);
+void *sched_map_get(const PtrMap *m, const void *key); /* NULL when absent */
+
+/* ---- index arithmetic (int_set.c) ---- */
+
+/* Operands share a dtype; constants fold (wrapping to the dtype), x + 0, x*1, x - x and
+ * (x + 2) - 1 simplify, and anything else is built as it is. */
+Expr *sched_const(Arena *a, DType t, int64_t v);
+Expr *sched_add(Arena *a, Expr *x, Expr *y);
+Expr *sched_sub(Arena *a, Expr *x, Expr *y);
+Expr *sched_mul(Arena *a, Expr *x, Expr *y);
+Expr *sched_floordiv(Arena *a, Expr *x, Expr *y);
+Expr *sched_floormod(Arena *a, Expr *x, Expr *y);
+Expr *sched_min(Arena *a, Expr *x, Expr *y);
+Expr *sched_max(Arena *a, Expr *x, Expr *y);
+Expr *sched_ceil_div(Arena *a, Expr *x, Expr *y); /* floordiv((x + (y - 1)), y) */
+
+/* Proofs on integer expressions whose difference is a constant once like terms cancel;
+ * false means "not proven". */
+bool sched_prove_lt(const Expr *x, const Expr *y);
+bool sched_prove_le(const Expr *x, const Expr *y);
+bool sched_prove_eq(const Expr *x, const Expr *y);
+
+/* ---- integer sets (int_set.c): the inclusive interval [min, max] of an index ---- */
+
+typedef struct IntSet {
+  Expr *min, *max; /* NULL: unbounded on that side */
+} IntSet;
+
+bool sched_set_is_point(IntSet s);
+IntSet sched_set_point(Expr *e);
+IntSet sched_set_range(Arena *a, Range r); /* [min, min + extent - 1] */
+IntSet sched_set_union(Arena *a, IntSet x, IntSet y);
+/* The range s covers, or dom where s is unbounded (TVM's IntSet::CoverRange). */
+Range sched_set_cover(Arena *a, IntSet s, Range dom);
+/* Whether s is exactly r. */
+bool sched_set_matches(IntSet s, Range r);
+/* The set of values e takes while each variable v ranges over sets[v] (an IntSet *); a
+ * variable not in sets is itself. Unknown operations over a varying variable give the
+ * unbounded set, which bound inference then covers with the tensor's full shape. */
+IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets);
+
+/* ---- the lowering's view (normalize.c) ---- */
+
+/* One stage as lowering sees it: root axes that are still leaves replaced by rebased copies
+ * over [0, extent), and the stage's body with every inlined producer substituted. */
+typedef struct LStage {
+  Stage *st;
+  int index;            /* in the schedule's stage order */
+  int nleaf, nrel;
+  IterVar **leaf;
+  IterRelation *rel;    /* the stage's relations, then the rebases */
+  IterVar *attach_ivar; /* rebased like the leaves */
+  Expr **body;          /* op->noutputs bodies, inlined producers substituted */
+  int nreads;
+  Tensor **reads;       /* the tensors the body reads, no repeats */
+  int npath;
+  IterVar **attach_path; /* the loops around this stage's attach point, innermost first */
+  const char *scope;     /* the storage scope realize gets; "" for the default */
+} LStage;
+
+struct SchedBounds {
+  Arena *arena;
+  Schedule *sch;
+  LStage *ls;      /* one per stage, same order */
+  PtrMap op_index; /* Operation * -> LStage * */
+  PtrMap dom;      /* IterVar * -> Range * */
+  PtrMap var_set;  /* Var * -> IntSet *: every range in dom, as a set of its variable */
+  PtrMap bind;     /* IterVar * -> the thread IterVar it is bound to */
+  PtrMap thread_stage; /* thread IterVar * -> the LStage that first gave it a range */
+};
+
+/* Fills b->ls, b->op_index and b->bind; false with sched_error() set on a schedule that
+ * cannot be lowered. */
+bool sched_normalize(SchedBounds *b);
+LStage *sched_lstage(const SchedBounds *b, const Operation *op);
+/* The attributes of a leaf of the view (a rebased copy has its root axis's). */
+const IterVarAttr *sched_leaf_attr(const LStage *ls, const IterVar *iv);
+/* The range of iv; it must have one. */
+Range sched_dom(const SchedBounds *b, const IterVar *iv);
+/* Records iv's range (and its variable's set). */
+void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r);
+/* The root itervars of a compute: its axes, then its reduce axes. */
+int sched_root_ivs(const Operation *op, IterVar **out, int cap);
+
+/* ---- message passing along relations (message_passing.c) ---- */
+
+/* Ranges of the derived itervars from the root ones; false (sched_error set) when a thread
+ * itervar would get two different extents. */
+bool sched_pass_down_domain(SchedBounds *b, LStage *ls);
+/* The values of the root itervars (IterVar * -> Expr * in values) from those of the leaves. */
+void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values);
+/* The sets of the root itervars (IterVar * -> IntSet * in sets) from those of the leaves. */
+void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets);
+/* Which itervars get a bit of mask from their relations: down from roots to leaves
+ * (IterVar * -> intptr_t in state). */
+void sched_pass_down_mask(const LStage *ls, PtrMap *state);
+/* The guards of one stage's body (TVM's MakeBoundCheck): `value < extent` where a split does
+ * not divide, and `value >= 0` / `value < extent` for root axes whose inferred range is not
+ * their declared one, each unless proven. values: IterVar * -> Expr *. skip: IterVar * ->
+ * non-NULL for itervars without a guard (may be NULL). Returns the count; guards in out. */
+int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *values,
+                           bool skip_root_domain, const PtrMap *skip, Expr ***out);
+
+#endif

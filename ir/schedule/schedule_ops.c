@@ -1,0 +1,336 @@
+/* schedule_ops.c: loop-nest construction (TVM's schedule_ops.cc, with the loop nests of
+ * op_utils.cc and compute_op.cc). Stages are built consumers first: a root stage's loops go
+ * before everything built so far, a compute_at stage's go inside its host's loop over the
+ * attach axis, found by the `loop_scope` attr every loop carries until the end. Inside a
+ * stage's loops come its split guards (`if @tir.likely(...)`), and for a reduction the init
+ * statement, under `x.init` loops where the reduction loops are not innermost. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/schedule/sched_impl.h"
+
+/* ---- nests: the wrappers around a stage's body, by loop level ---- */
+
+typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_IF } WrapKind;
+
+typedef struct Wrap {
+  WrapKind kind;
+  int level;                /* 0 outside every loop, i + 1 inside leaf i, nleaf + 1 the guards */
+  Var *var;                 /* FOR, LET */
+  Expr *min, *extent;       /* FOR; LET's value in min */
+  ForKind fkind;
+  IterVar *node;            /* ATTR */
+  const char *key;
+  Expr *value;              /* ATTR; IF's condition */
+} Wrap;
+
+typedef struct Nest {
+  Arena *arena;
+  int n, cap;
+  Wrap *w;
+} Nest;
+
+static void push(Nest *n, Wrap w) {
+  if (n->n == n->cap) {
+    int ncap = n->cap ? n->cap * 2 : 16;
+    n->w = arena_realloc(n->arena, n->w, (size_t)n->cap * sizeof w, (size_t)ncap * sizeof w);
+    n->cap = ncap;
+  }
+  n->w[n->n++] = w;
+}
+
+static Stmt *wrap(Arena *a, const Wrap *w, Stmt *body) {
+  switch (w->kind) {
+  case WRAP_FOR:
+    return ir_for(a, w->var, w->min, w->extent, w->fkind, NULL, body);
+  case WRAP_LET:
+    return ir_let_stmt(a, w->var, w->min, body);
+  case WRAP_ATTR:
+    return ir_attr(a, ATTR_NODE_ITERVAR, w->node, w->key, w->value, body);
+  case WRAP_IF:
+    return ir_if(a, w->value, body, NULL);
+  }
+  TES_UNREACHABLE();
+}
+
+/* body inside the wrappers of levels [from, to), innermost applied first. */
+static Stmt *merge(const Nest *n, int from, int to, Stmt *body) {
+  for (int i = n->n - 1; i >= 0; i--)
+    if (n->w[i].level >= from && n->w[i].level < to) body = wrap(n->arena, &n->w[i], body);
+  return body;
+}
+
+/* ---- the loops of one stage (TVM's MakeLoopNest) ---- */
+
+static char *suffixed(Arena *a, const char *name, const char *suffix) {
+  size_t n = strlen(name) + strlen(suffix) + 1;
+  char *s = arena_alloc(a, n);
+  snprintf(s, n, "%s%s", name, suffix);
+  return s;
+}
+
+static Expr *as_dtype(Arena *a, Expr *e, DType t) {
+  return dt_eq(e->dtype, t) ? e : ir_cast(a, t, e);
+}
+
+static void pragmas(Nest *n, int level, IterVar *iv, const IterVarAttr *at) {
+  for (int k = 0; at && k < at->npragma; k++) {
+    Expr *v = at->pragma_values[k] ? at->pragma_values[k] : ir_i32(n->arena, 1);
+    push(n, (Wrap){.kind = WRAP_ATTR, .level = level, .node = iv,
+                   .key = suffixed(n->arena, "pragma_", at->pragma_keys[k]), .value = v});
+  }
+}
+
+/* A plain loop over leaf iv; an extent-1 axis gets no loop, its value is its minimum. */
+static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at, Range dom,
+                         bool init) {
+  Arena *a = n->arena;
+  pragmas(n, level, iv, at);
+  if (ir_is_const_int(dom.extent, 1)) return dom.min;
+  Var *v = init ? ir_var(a, suffixed(a, iv->var->name, ".init"), iv->var->dtype) : iv->var;
+  ForKind k = at ? at->for_kind : FOR_SERIAL;
+  if (ir_is_const_int(dom.min, 0)) {
+    push(n, (Wrap){.kind = WRAP_FOR, .level = level, .var = v, .min = dom.min,
+                   .extent = dom.extent, .fkind = k});
+    return ir_varref(a, v);
+  }
+  Var *idx = ir_var(a, suffixed(a, iv->var->name, ".idx"), iv->var->dtype);
+  push(n, (Wrap){.kind = WRAP_FOR, .level = level, .var = idx, .min = sched_const(a, idx->dtype, 0),
+                 .extent = dom.extent, .fkind = k});
+  Expr *value = sched_add(a, dom.min, ir_varref(a, idx));
+  push(n, (Wrap){.kind = WRAP_LET, .level = level, .var = v, .min = value});
+  return value;
+}
+
+/* A leaf bound to a thread: no loop, an attr giving the thread's extent. A thread index
+ * starts at 0; a root axis bound directly may not (compute_at gives it its consumer's
+ * offset), so its value is the index plus the minimum, where TVM would stop. */
+static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range dom) {
+  Arena *a = n->arena;
+  const char *tag = thread->thread_tag;
+  bool virt = strncmp(tag, "vthread", 7) == 0 || strcmp(tag, "cthread") == 0;
+  push(n, (Wrap){.kind = WRAP_ATTR, .level = level, .node = thread,
+                 .key = virt ? "virtual_thread" : "thread_extent", .value = dom.extent});
+  if (!virt && ir_is_const_int(dom.extent, 1)) return dom.min;
+  Expr *v = as_dtype(a, ir_varref(a, thread->var), iv->var->dtype);
+  return ir_is_const_int(dom.min, 0) ? v : sched_add(a, v, dom.min);
+}
+
+/* Loops for leaves [begin, nleaf) into n, their values into values (IterVar * -> Expr *),
+ * then the root values. init: fresh `x.init` variables and no attach points. */
+static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init,
+                           const PtrMap *skip, PtrMap *values, Nest *n) {
+  Arena *a = b->arena;
+  for (int i = begin; i < ls->nleaf; i++) {
+    IterVar *iv = ls->leaf[i];
+    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) {
+      sched_map_put(values, iv, ir_varref(a, iv->var));
+      continue;
+    }
+    const IterVarAttr *at = sched_leaf_attr(ls, iv);
+    IterVar *thread = at && at->bind_thread ? at->bind_thread : iv->thread_tag ? iv : NULL;
+    Range dom = sched_dom(b, iv);
+    Expr *v = thread ? thread_loop(n, i + 1, iv, thread, dom) : serial_loop(n, i + 1, iv, at, dom, init);
+    sched_map_put(values, iv, v);
+    if (!init)
+      push(n, (Wrap){.kind = WRAP_ATTR, .level = i + 1, .node = iv, .key = "loop_scope",
+                     .value = ir_varref(a, iv->var)});
+  }
+  sched_pass_up_index(b, ls, values);
+}
+
+/* The guards at level nleaf + 1, each inside `@tir.likely`. */
+static void add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, bool skip_root,
+                       const PtrMap *skip, Nest *n) {
+  Expr **guards;
+  int ng = sched_make_bound_check(b, ls, values, skip_root, skip, &guards);
+  for (int i = 0; i < ng; i++) {
+    Expr *likely = ir_call(b->arena, DT_BOOL1, "tir.likely", CALL_PURE, 1, &guards[i]);
+    push(n, (Wrap){.kind = WRAP_IF, .level = ls->nleaf + 1, .value = likely});
+  }
+}
+
+/* Replaces each itervar's variable by its value in s. */
+static Stmt *substitute(Arena *a, Stmt *s, const PtrMap *values) {
+  VarMap *map = arena_alloc(a, (size_t)(values->n + 1) * sizeof *map);
+  int n = 0;
+  for (int i = 0; i < values->cap; i++)
+    if (values->keys[i]) {
+      const IterVar *iv = values->keys[i];
+      Expr *to = values->vals[i];
+      if (!(to->kind == EXPR_VAR && to->u.var == iv->var)) map[n++] = (VarMap){iv->var, to};
+    }
+  return ir_substitute_stmt(a, s, n, map);
+}
+
+/* ---- the statements of one stage (TVM's MakeComputeStmt) ---- */
+
+/* T[axes] of every output, in the op's root variables. */
+static Expr **axis_refs(Arena *a, const Operation *op) {
+  Expr **idx = arena_alloc(a, (size_t)(op->naxis + 1) * sizeof *idx);
+  for (int i = 0; i < op->naxis; i++) idx[i] = ir_varref(a, op->axis[i]->var);
+  return idx;
+}
+
+static Stmt *provides(Arena *a, const LStage *ls) {
+  const Operation *op = ls->st->op;
+  Expr **idx = axis_refs(a, op);
+  Stmt **items = arena_alloc(a, (size_t)op->noutputs * sizeof *items);
+  for (int i = 0; i < op->noutputs; i++)
+    items[i] = ir_provide(a, op->outputs[i], ls->body[i], op->naxis, idx);
+  return ir_seq(a, op->noutputs, items);
+}
+
+/* The init and update statements of a reduction (TVM's MakeReduction). */
+static void reduction(Arena *a, const LStage *ls, Stmt **init, Stmt **update) {
+  const Operation *op = ls->st->op;
+  const Expr *red = ls->body[0];
+  TES_ASSERT(red->kind == EXPR_REDUCE, "reduction %s without a reduce body", op->name);
+  CommReducer *c = red->u.reduce.combiner;
+  Expr **idx = axis_refs(a, op);
+  VarMap *map = arena_alloc(a, (size_t)(2 * c->n) * sizeof *map);
+  for (int i = 0; i < c->n; i++) {
+    map[2 * i] = (VarMap){c->lhs[i], ir_pload(a, op->outputs[i], op->naxis, idx)};
+    map[2 * i + 1] = (VarMap){c->rhs[i], red->u.reduce.source[i]};
+  }
+  Stmt **inits = arena_alloc(a, (size_t)c->n * sizeof *inits);
+  Stmt **updates = arena_alloc(a, (size_t)c->n * sizeof *updates);
+  for (int i = 0; i < c->n; i++) {
+    inits[i] = ir_provide(a, op->outputs[i], c->identity[i], op->naxis, idx);
+    Expr *v = ir_substitute_expr(a, c->result[i], 2 * c->n, map);
+    updates[i] = ir_provide(a, op->outputs[i], v, op->naxis, idx);
+  }
+  *init = ir_seq(a, c->n, inits);
+  *update = ir_seq(a, c->n, updates);
+  if (red->u.reduce.condition) *update = ir_if(a, red->u.reduce.condition, *update, NULL);
+}
+
+/* The first leaf a reduce axis feeds: loops before it hold the init statement too. */
+static int first_reduce_loop(SchedBounds *b, const LStage *ls, PtrMap *state) {
+  const Operation *op = ls->st->op;
+  for (int i = 0; i < op->nreduce; i++) sched_map_put(state, op->reduce_axis[i], (void *)2);
+  for (int i = 0; i < op->naxis; i++) sched_map_put(state, op->axis[i], (void *)1);
+  sched_pass_down_mask(ls, state);
+  for (int i = 0; i < ls->nleaf; i++)
+    if ((intptr_t)sched_map_get(state, ls->leaf[i]) & 2) return i;
+  return ls->nleaf;
+}
+
+static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, PtrMap *values) {
+  Arena *a = b->arena;
+  PtrMap state, skip, init_values;
+  sched_map_init(&state, a);
+  sched_map_init(&skip, a);
+  sched_map_init(&init_values, a);
+  int begin = first_reduce_loop(b, ls, &state);
+  for (int i = 0; i < state.cap; i++)
+    if (state.keys[i] && (intptr_t)state.vals[i] == 2) sched_map_put(&skip, state.keys[i], (void *)1);
+  for (int i = 0; i < begin; i++)
+    sched_map_put(&init_values, ls->leaf[i], sched_map_get(values, ls->leaf[i]));
+  Nest init_nest = {a, 0, 0, NULL};
+  make_loop_nest(b, ls, begin, true, &skip, &init_values, &init_nest);
+  add_guards(b, ls, &init_values, true, &skip, &init_nest);
+  Stmt *init, *update;
+  reduction(a, ls, &init, &update);
+  init = substitute(a, merge(&init_nest, 0, ls->nleaf + 2, init), &init_values);
+  update = merge(main, begin + 1, ls->nleaf + 2, update);
+  Stmt *both[2] = {init, update};
+  return merge(main, 0, begin + 1, ir_seq(a, 2, both));
+}
+
+static Stmt *build_provide(SchedBounds *b, const LStage *ls) {
+  Arena *a = b->arena;
+  PtrMap values;
+  sched_map_init(&values, a);
+  Nest main = {a, 0, 0, NULL};
+  make_loop_nest(b, ls, 0, false, NULL, &values, &main);
+  add_guards(b, ls, &values, false, NULL, &main);
+  Stmt *s = ls->st->op->nreduce ? reduce_stmt(b, ls, &main, &values)
+                                : merge(&main, 0, ls->nleaf + 2, provides(a, ls));
+  return substitute(a, s, &values);
+}
+
+/* ---- placing stages ---- */
+
+/* The stage's statements before `consumer` (may be NULL), inside a realize of each output. */
+static Stmt *make_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
+  Arena *a = b->arena;
+  Stmt *s = build_provide(b, ls);
+  if (consumer) {
+    Stmt *both[2] = {s, consumer};
+    s = ir_seq(a, 2, both);
+  }
+  const Operation *op = ls->st->op;
+  Range *bounds = arena_alloc(a, (size_t)(op->naxis + 1) * sizeof *bounds);
+  for (int i = 0; i < op->naxis; i++) bounds[i] = sched_dom(b, op->axis[i]);
+  for (int i = 0; i < op->noutputs; i++)
+    s = ir_realize(a, op->outputs[i], op->naxis, bounds, NULL, ls->scope, s);
+  return s;
+}
+
+typedef struct Injector {
+  IrMutator m;
+  SchedBounds *b;
+  const LStage *ls;
+  bool found;
+} Injector;
+
+static bool is_loop_scope(const Stmt *s) {
+  return s->kind == STMT_ATTR && strcmp(s->u.attr.key, "loop_scope") == 0;
+}
+
+static Stmt *inject_stmt(IrMutator *m, Stmt *s) {
+  Injector *in = (Injector *)m;
+  s = ir_mutate_children_stmt(m, s);
+  if (!is_loop_scope(s) || s->u.attr.node != in->ls->attach_ivar) return s;
+  in->found = true;
+  Stmt *body = make_pipeline(in->b, in->ls, s->u.attr.body);
+  return ir_attr(m->arena, s->u.attr.nkind, s->u.attr.node, s->u.attr.key, s->u.attr.value, body);
+}
+
+/* ---- clean-up (TVM's SchedulePostProc) ---- */
+
+typedef struct PostProc {
+  IrMutator m;
+  int n;
+  const void *threads[64]; /* thread itervars whose extent attr encloses the current node */
+} PostProc;
+
+/* Drops the attach markers, and a thread's extent attr inside another for the same thread (a
+ * compute_at stage under its host's threads, or a reduction's init under the same threads). */
+static Stmt *post_stmt(IrMutator *m, Stmt *s) {
+  PostProc *pp = (PostProc *)m;
+  if (is_loop_scope(s)) return ir_mutate_stmt(m, s->u.attr.body);
+  if (s->kind != STMT_ATTR || strcmp(s->u.attr.key, "thread_extent") != 0)
+    return ir_mutate_children_stmt(m, s);
+  for (int i = 0; i < pp->n; i++)
+    if (pp->threads[i] == s->u.attr.node) return ir_mutate_stmt(m, s->u.attr.body);
+  TES_ASSERT(pp->n < 64, "thread attrs nested too deep");
+  pp->threads[pp->n++] = s->u.attr.node;
+  Stmt *r = ir_mutate_children_stmt(m, s);
+  pp->n--;
+  return r;
+}
+
+Stmt *sched_schedule_ops(SchedBounds *b) {
+  Arena *a = b->arena;
+  Stmt *body = NULL;
+  for (int i = b->sch->nstages - 1; i >= 0; i--) {
+    const LStage *ls = &b->ls[i];
+    if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
+    if (ls->st->attach == ATTACH_ROOT) {
+      body = make_pipeline(b, ls, body);
+      continue;
+    }
+    Injector in = {{a, NULL, inject_stmt}, b, ls, false};
+    body = body ? ir_mutate_stmt(&in.m, body) : NULL;
+    if (!in.found) {
+      sched_fail(b->sch, "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
+                 ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
+      return NULL;
+    }
+  }
+  if (!body) return ir_seq(a, 0, NULL);
+  PostProc pp = {{a, NULL, post_stmt}, 0, {0}};
+  return ir_mutate_stmt(&pp.m, body);
+}

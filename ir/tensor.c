@@ -1,0 +1,219 @@
+/* tensor.c: the constructors of operations and their output tensors (te.placeholder,
+ * te.compute). A compute's reduce axes and input tensors are read off its body once, here, so
+ * that schedules and lowering never walk a body to find them. */
+#include "ir/tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/printer.h"
+#include "ir/support.h"
+
+static const char *copy_str(Arena *a, const char *s) {
+  return arena_strndup(a, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* Arrays are copied so that callers may pass stack arrays and operations stay immutable. */
+static void *copy_array(Arena *a, const void *p, int n, size_t size) {
+  if (n == 0) return NULL;
+  void *q = arena_alloc(a, (size_t)n * size);
+  memcpy(q, p, (size_t)n * size);
+  return q;
+}
+
+/* TVM's Tensor.name: the op's name for a single output, "name.v0", "name.v1" otherwise. */
+static const char *output_name(Arena *a, const char *op_name, int noutputs, int i) {
+  if (noutputs == 1) return op_name;
+  size_t n = strlen(op_name) + 16;
+  char *s = arena_alloc(a, n);
+  snprintf(s, n, "%s.v%d", op_name, i);
+  return s;
+}
+
+/* The op and its outputs; every output gets the same (already copied) shape array. */
+static Operation *new_op(Arena *a, OpKind kind, const char *name, const char *tag, int noutputs,
+                         const DType *dtypes, int ndim, Expr **shape) {
+  Operation *op = arena_alloc(a, sizeof *op);
+  op->kind = kind;
+  op->name = copy_str(a, name);
+  op->tag = copy_str(a, tag);
+  op->noutputs = noutputs;
+  op->outputs = arena_alloc(a, (size_t)noutputs * sizeof *op->outputs);
+  for (int i = 0; i < noutputs; i++) {
+    Tensor *t = arena_alloc(a, sizeof *t);
+    t->name = output_name(a, op->name, noutputs, i);
+    t->dtype = dtypes[i];
+    t->ndim = ndim;
+    t->shape = shape;
+    t->op = op;
+    t->value_index = i;
+    op->outputs[i] = t;
+  }
+  return op;
+}
+
+static void check_shape(int ndim, Expr **shape) {
+  TES_ASSERT(ndim >= 0, "negative rank");
+  for (int i = 0; i < ndim; i++)
+    TES_ASSERT(shape[i] && dt_is_int(shape[i]->dtype) && shape[i]->dtype.lanes == 1,
+               "shape[%d] is not a scalar integer", i);
+}
+
+Operation *ir_placeholder_op(Arena *a, const char *name, int ndim, Expr **shape, DType t) {
+  check_shape(ndim, shape);
+  Expr **sh = copy_array(a, shape, ndim, sizeof *shape);
+  return new_op(a, OP_PLACEHOLDER, name, "", 1, &t, ndim, sh);
+}
+
+/* TVM gives a compute axis the dtype of its extent, so an int64 shape has int64 loops. */
+IterVar **ir_compute_axes(Arena *a, int ndim, Expr **shape, const char *const *names) {
+  check_shape(ndim, shape);
+  if (ndim == 0) return NULL;
+  IterVar **axes = arena_alloc(a, (size_t)ndim * sizeof *axes);
+  for (int i = 0; i < ndim; i++) {
+    DType t = shape[i]->dtype;
+    Range dom = {ir_int(a, t, 0), shape[i]};
+    axes[i] = ir_itervar(a, ir_var(a, names[i], t), dom, ITER_DATA_PAR, NULL);
+  }
+  return axes;
+}
+
+/* ---- reading a body: its reduce axes and the tensors it reads ---- */
+
+typedef struct BodyScan {
+  IrVisitor v;
+  Arena *arena;
+  int nreduce, reduce_cap;
+  IterVar **reduce;
+  int ninputs, inputs_cap;
+  Tensor **inputs;
+} BodyScan;
+
+/* Room for one more pointer in an arena array of n used out of *cap. */
+static void *grow(Arena *a, void *items, int n, int *cap) {
+  if (n < *cap) return items;
+  int ncap = *cap ? *cap * 2 : 8;
+  items = arena_realloc(a, items, (size_t)*cap * sizeof(void *), (size_t)ncap * sizeof(void *));
+  *cap = ncap;
+  return items;
+}
+
+static void add_input(BodyScan *sc, Tensor *t) {
+  for (int i = 0; i < sc->ninputs; i++)
+    if (sc->inputs[i] == t) return;
+  sc->inputs = grow(sc->arena, sc->inputs, sc->ninputs, &sc->inputs_cap);
+  sc->inputs[sc->ninputs++] = t;
+}
+
+static void add_reduce_axis(BodyScan *sc, IterVar *iv) {
+  for (int i = 0; i < sc->nreduce; i++)
+    if (sc->reduce[i] == iv) return;
+  sc->reduce = grow(sc->arena, sc->reduce, sc->nreduce, &sc->reduce_cap);
+  sc->reduce[sc->nreduce++] = iv;
+}
+
+/* Children first, so inputs come in TVM's order (InputTensors is a post-order visit: the
+ * tensor read in an index, B in A[B[i]], comes before the tensor it indexes). */
+static void scan_expr(IrVisitor *v, const Expr *e) {
+  BodyScan *sc = (BodyScan *)v;
+  ir_visit_children_expr(v, e);
+  if (e->kind == EXPR_PRODUCER_LOAD)
+    add_input(sc, e->u.pload.tensor);
+  else if (e->kind == EXPR_REDUCE)
+    for (int i = 0; i < e->u.reduce.naxis; i++) add_reduce_axis(sc, e->u.reduce.axis[i]);
+}
+
+static void scan_bodies(Operation *op, Arena *a) {
+  BodyScan sc = {.v = {.expr = scan_expr}, .arena = a};
+  for (int i = 0; i < op->noutputs; i++) ir_visit_expr(&sc.v, op->body[i]);
+  op->nreduce = sc.nreduce;
+  op->reduce_axis = sc.reduce;
+  op->ninputs = sc.ninputs;
+  op->inputs = sc.inputs;
+}
+
+Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, Expr **shape,
+                         IterVar **axis, int nbody, Expr **body) {
+  check_shape(ndim, shape);
+  TES_ASSERT(nbody >= 1, "compute %s without a body", name);
+  DType *dtypes = arena_alloc(a, (size_t)nbody * sizeof *dtypes);
+  for (int i = 0; i < nbody; i++) {
+    TES_ASSERT(body[i], "compute %s: body %d missing", name, i);
+    dtypes[i] = body[i]->dtype;
+  }
+  for (int i = 0; i < ndim; i++)
+    TES_ASSERT(axis[i] && axis[i]->kind == ITER_DATA_PAR, "compute %s: axis %d", name, i);
+  Expr **sh = copy_array(a, shape, ndim, sizeof *shape);
+  Operation *op = new_op(a, OP_COMPUTE, name, tag, nbody, dtypes, ndim, sh);
+  op->naxis = ndim;
+  op->axis = copy_array(a, axis, ndim, sizeof *axis);
+  op->body = copy_array(a, body, nbody, sizeof *body);
+  scan_bodies(op, a);
+  return op;
+}
+
+/* ---- printing ----
+ * These forms belong with the one IR printer (ir/printer.c) in spirit; they live here because
+ * only the te layer shows them, and they print every expression through ir_print_expr. */
+
+static void print_exprs(StrBuf *out, int n, Expr *const *xs) {
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ir_print_expr(out, xs[i]);
+  }
+}
+
+static void print_itervars(StrBuf *out, int n, IterVar *const *ivs) {
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ir_print_itervar(out, ivs[i]);
+  }
+}
+
+/* TVM's IterVar printer: the name, the range if known, the thread tag if any. */
+void ir_print_itervar(StrBuf *out, const IterVar *iv) {
+  sb_printf(out, "iter_var(%s, ", iv->var->name);
+  if (iv->dom.min) {
+    sb_puts(out, "range(min=");
+    ir_print_expr(out, iv->dom.min);
+    sb_puts(out, ", ext=");
+    ir_print_expr(out, iv->dom.extent);
+    sb_putc(out, ')');
+  }
+  if (iv->thread_tag && iv->thread_tag[0]) sb_printf(out, ", %s", iv->thread_tag);
+  sb_putc(out, ')');
+}
+
+void ir_print_op(StrBuf *out, const Operation *op) {
+  switch (op->kind) {
+  case OP_PLACEHOLDER:
+    sb_printf(out, "placeholder(%s, %p)", op->name, (const void *)op);
+    return;
+  case OP_COMPUTE:
+    sb_printf(out, "compute(%s, body=[", op->name);
+    print_exprs(out, op->noutputs, op->body);
+    sb_puts(out, "], axis=[");
+    print_itervars(out, op->naxis, op->axis);
+    sb_puts(out, "], reduce_axis=[");
+    print_itervars(out, op->nreduce, op->reduce_axis);
+    sb_printf(out, "], tag=%s, attrs={})", op->tag);
+    return;
+  }
+  TES_UNREACHABLE();
+}
+
+static void print_vars(StrBuf *out, int n, Var *const *vars) {
+  for (int i = 0; i < n; i++) sb_printf(out, "%s%s", i ? ", " : "", vars[i]->name);
+}
+
+void ir_print_comm_reducer(StrBuf *out, const CommReducer *c) {
+  sb_puts(out, "comm_reducer(result=[");
+  print_exprs(out, c->n, c->result);
+  sb_puts(out, "], lhs=[");
+  print_vars(out, c->n, c->lhs);
+  sb_puts(out, "], rhs=[");
+  print_vars(out, c->n, c->rhs);
+  sb_puts(out, "], identity_element=[");
+  print_exprs(out, c->n, c->identity);
+  sb_puts(out, "])");
+}

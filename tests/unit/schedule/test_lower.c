@@ -1,0 +1,103 @@
+/* test_lower.c: the lowering pipeline (ir/lower.c): the pass table and its names, the
+ * --dump-after callback after schedule_ops and every pass (with "unchanged" when a pass
+ * returned its input), the PrimFunc printer, outputs that are not arguments, and the argument
+ * lists it refuses. */
+#include "tests/unit/schedule/sched_test.h"
+
+static Var *m;
+static Tensor *ta, *tb, *tc;
+
+static StrBuf log_;
+
+static void record(void *user, const char *pass, const Stmt *body, bool changed) {
+  (void)body;
+  sb_printf(&log_, "%s%s;", pass, changed ? "" : "=");
+  (*(int *)user)++;
+}
+
+static void test_lower_passes(void) {
+  CHECK_TEXT(lower_pass_name(0), "tir.StorageFlatten");
+  CHECK_TEXT(lower_pass_name(1), "tir.Simplify");
+  CHECK_TEXT(lower_pass_name(2), "tir.HoistIfThenElse");
+  CHECK(lower_pass_name(3) == NULL && lower_pass_name(-1) == NULL);
+}
+
+static void test_lower_dump(void) {
+  int calls = 0;
+  LowerOptions opt = {.dump = record, .dump_user = &calls};
+  Tensor *args[3] = {ta, tb, tc};
+  Schedule *s = schedule(1, tc);
+  lowered_with(s, &opt, 3, args);
+  CHECK(calls == 4);
+  CHECK_TEXT(sb_cstr(&log_), "schedule_ops;tir.StorageFlatten;tir.Simplify=;tir.HoistIfThenElse=;");
+  /* a split guard: the simplifier keeps it, the hoister moves nothing in one dimension */
+  log_.len = 0;
+  IterVar *xo, *xi;
+  CHECK(sched_split(S(s, tc), axis_of(tc, 0), I(8), NULL, &xo, &xi));
+  opt.name = "vadd";
+  CHECK_TEXT(lowered_with(s, &opt, 3, args),
+             "@vadd = primfn(A: Buffer(float32, [m]), B: Buffer(float32, [m]), "
+             "C: Buffer(float32, [m])) {\n"
+             "  for (i.outer: int32, 0, floordiv((m + 7), 8)) {\n"
+             "    for (i.inner: int32, 0, 8) {\n"
+             "      if @tir.likely((((i.outer*8) + i.inner) < m), dtype=bool) {\n"
+             "        C[((i.outer*8) + i.inner)] = (A[((i.outer*8) + i.inner)] + "
+             "B[((i.outer*8) + i.inner)])\n"
+             "      }\n"
+             "    }\n"
+             "  }\n"
+             "}\n");
+  CHECK_TEXT(sb_cstr(&log_), "schedule_ops;tir.StorageFlatten;tir.Simplify=;tir.HoistIfThenElse=;");
+}
+
+/* seeds/000_*.txt lowers with the inputs only: the output gets an allocation */
+static void test_lower_output_not_argument(void) {
+  CHECK_TEXT(lowered(schedule(1, tc), 2, ta, tb),
+             "@main = primfn(A: Buffer(float32, [m]), B: Buffer(float32, [m])) {\n"
+             "  allocate(C: Pointer(global float32), float32, [m]), storage_scope = global;\n"
+             "  for (i: int32, 0, m) {\n"
+             "    C[i] = (A[i] + B[i])\n"
+             "  }\n"
+             "}\n");
+}
+
+static void test_lower_errors(void) {
+  Schedule *s = schedule(1, tc);
+  CHECK_TEXT(lowered(s, 2, ta, tc), "error: cannot lower: placeholder B is read but is not an argument");
+  CHECK_TEXT(lowered(s, 3, ta, tb, ta), "error: cannot lower: tensor A is given twice as an argument");
+  CHECK_TEXT(lowered(s, 2, ta, NULL), "error: cannot lower: argument 1 is not a tensor");
+  /* the schedule's own errors come through */
+  Tensor *d;
+  Expr *shape[1] = {V(m)};
+  ComputeDef dd = axes(1, shape, NULL);
+  d = compute("D", dd, add(at(tc, iv_ref(dd.axis[0])), F(1)));
+  Schedule *s2 = schedule(1, d);
+  IterVar *xo, *xi;
+  CHECK(sched_compute_at(S(s2, tc), S(s2, d), axis_of(d, 0)));
+  CHECK(sched_split(S(s2, d), axis_of(d, 0), I(2), NULL, &xo, &xi));
+  CHECK_TEXT(lowered(s2, 3, ta, tb, d),
+             "error: cannot compute_at: axis i of stage D, where C is computed, is no longer a "
+             "loop of D (it was split or fused)");
+  /* and a good lowering clears the last error */
+  CHECK(sched_compute_root(S(s2, tc)));
+  CHECK(strncmp(lowered(s2, 3, ta, tb, d), "@main", 5) == 0);
+  CHECK_TEXT(sched_error(s2), "");
+}
+
+int main(void) {
+  arena_init(&A);
+  m = var("m");
+  ta = placeholder("A", 1, V(m));
+  tb = placeholder("B", 1, V(m));
+  Expr *shape[1] = {V(m)};
+  ComputeDef d = axes(1, shape, NULL);
+  tc = compute("C", d, add(at(ta, iv_ref(d.axis[0])), at(tb, iv_ref(d.axis[0]))));
+  test_lower_passes();
+  test_lower_dump();
+  test_lower_output_not_argument();
+  test_lower_errors();
+  sb_free(&log_);
+  sb_free(&sb);
+  arena_free(&A);
+  return finish();
+}
