@@ -12,23 +12,28 @@
 
 const char *const ast_kind_names[AST_KIND_COUNT] = {
 #define AST_NAME_STR(k) #k,
-  AST_KINDS(AST_NAME_STR)
+    AST_KINDS(AST_NAME_STR)
 #undef AST_NAME_STR
 };
 
 const char *const binop_symbols[BIN_OP_COUNT] = {
-  [BIN_ADD] = "+", [BIN_SUB] = "-", [BIN_MUL] = "*", [BIN_DIV] = "/", [BIN_FLOORDIV] = "//",
-  [BIN_MOD] = "%", [BIN_POW] = "**", [BIN_MATMUL] = "@", [BIN_LSHIFT] = "<<",
-  [BIN_RSHIFT] = ">>", [BIN_AND] = "&", [BIN_OR] = "|", [BIN_XOR] = "^",
+    [BIN_ADD] = "+",       [BIN_SUB] = "-",     [BIN_MUL] = "*",  [BIN_DIV] = "/",
+    [BIN_FLOORDIV] = "//", [BIN_MOD] = "%",     [BIN_POW] = "**", [BIN_MATMUL] = "@",
+    [BIN_LSHIFT] = "<<",   [BIN_RSHIFT] = ">>", [BIN_AND] = "&",  [BIN_OR] = "|",
+    [BIN_XOR] = "^",
 };
 
 static const char *const cmpop_symbols[] = {
-  [CMP_LT] = "<", [CMP_LE] = "<=", [CMP_GT] = ">", [CMP_GE] = ">=", [CMP_EQ] = "==",
-  [CMP_NE] = "!=", [CMP_IN] = "in", [CMP_NOTIN] = "not in", [CMP_IS] = "is", [CMP_ISNOT] = "is not",
+    [CMP_LT] = "<",  [CMP_LE] = "<=",        [CMP_GT] = ">",  [CMP_GE] = ">=",
+    [CMP_EQ] = "==", [CMP_NE] = "!=",        [CMP_IN] = "in", [CMP_NOTIN] = "not in",
+    [CMP_IS] = "is", [CMP_ISNOT] = "is not",
 };
 
 static const char *const unop_symbols[] = {
-  [UN_NEG] = "-", [UN_POS] = "+", [UN_INVERT] = "~", [UN_NOT] = "not",
+    [UN_NEG] = "-",
+    [UN_POS] = "+",
+    [UN_INVERT] = "~",
+    [UN_NOT] = "not",
 };
 
 /* ---- sources ---- */
@@ -101,9 +106,11 @@ Node *ast_node(Arena *a, AstKind kind, SrcLoc loc) {
  * max(4, n rounded up to a power of two) items, so the array grows when n hits one. */
 void ast_list_push(Arena *a, NodeList *l, Node *n) {
   int k = l->n;
-  if (k == 0) l->items = arena_alloc(a, 4 * sizeof(Node *));
+  if (k == 0)
+    l->items = arena_alloc(a, 4 * sizeof(Node *));
   else if (k >= 4 && !(k & (k - 1)))
-    l->items = arena_realloc(a, l->items, (size_t)k * sizeof(Node *), (size_t)k * 2 * sizeof(Node *));
+    l->items =
+        arena_realloc(a, l->items, (size_t)k * sizeof(Node *), (size_t)k * 2 * sizeof(Node *));
   l->items[l->n++] = n;
 }
 
@@ -116,12 +123,18 @@ static void dump_str(FILE *f, const char *s, size_t len) {
   fputc('"', f);
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c == '\n') fputs("\\n", f);
-    else if (c == '\t') fputs("\\t", f);
-    else if (c == '\r') fputs("\\r", f);
-    else if (c < 0x20 || c == 0x7F) fprintf(f, "\\x%02x", c);
-    else fputc(c, f);
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c == '\n')
+      fputs("\\n", f);
+    else if (c == '\t')
+      fputs("\\t", f);
+    else if (c == '\r')
+      fputs("\\r", f);
+    else if (c < 0x20 || c == 0x7F)
+      fprintf(f, "\\x%02x", c);
+    else
+      fputc(c, f);
   }
   fputc('"', f);
 }
@@ -150,8 +163,10 @@ static void dump_float(FILE *f, double v) {
 }
 
 static void dump_opt(FILE *f, const Node *n) {
-  if (n) dump_expr(f, n);
-  else fputc('_', f);
+  if (n)
+    dump_expr(f, n);
+  else
+    fputc('_', f);
 }
 
 static void dump_items(FILE *f, const NodeList *l) {
@@ -222,15 +237,31 @@ static void dump_comp(FILE *f, const Node *n) {
 static void dump_expr(FILE *f, const Node *n) {
   const char *kind = ast_kind_names[n->kind];
   switch (n->kind) {
-  case AST_INT: fprintf(f, "(INT %lld)", (long long)n->u.ival); return;
-  case AST_FLOAT: fputs("(FLOAT ", f), dump_float(f, n->u.fval), fputc(')', f); return;
-  case AST_STR: fputs("(STR ", f), dump_str(f, n->u.str.s, n->u.str.len), fputc(')', f); return;
-  case AST_FSTR: case AST_TUPLE: case AST_LIST:
+  case AST_INT:
+    fprintf(f, "(INT %lld)", (long long)n->u.ival);
+    return;
+  case AST_FLOAT:
+    fputs("(FLOAT ", f), dump_float(f, n->u.fval), fputc(')', f);
+    return;
+  case AST_STR:
+    fputs("(STR ", f), dump_str(f, n->u.str.s, n->u.str.len), fputc(')', f);
+    return;
+  case AST_FSTR:
+  case AST_TUPLE:
+  case AST_LIST:
     fprintf(f, "(%s", kind), dump_items(f, &n->u.list), fputc(')', f);
     return;
-  case AST_FMTVAL: dump_fmtval(f, n); return;
-  case AST_TRUE: case AST_FALSE: case AST_NONE: fprintf(f, "(%s)", kind); return;
-  case AST_NAME: fprintf(f, "(NAME %s)", SYM_STR(n->u.name.id)); return;
+  case AST_FMTVAL:
+    dump_fmtval(f, n);
+    return;
+  case AST_TRUE:
+  case AST_FALSE:
+  case AST_NONE:
+    fprintf(f, "(%s)", kind);
+    return;
+  case AST_NAME:
+    fprintf(f, "(NAME %s)", SYM_STR(n->u.name.id));
+    return;
   case AST_ATTR:
     fputs("(ATTR ", f), dump_expr(f, n->u.attr.obj), fprintf(f, " %s)", SYM_STR(n->u.attr.name));
     return;
@@ -249,40 +280,70 @@ static void dump_expr(FILE *f, const Node *n) {
     fprintf(f, "(KEYWORD %s ", n->u.kw.name ? SYM_STR(n->u.kw.name) : "**");
     dump_expr(f, n->u.kw.value), fputc(')', f);
     return;
-  case AST_STARRED: fputs("(STARRED ", f), dump_expr(f, n->u.unary.a), fputc(')', f); return;
+  case AST_STARRED:
+    fputs("(STARRED ", f), dump_expr(f, n->u.unary.a), fputc(')', f);
+    return;
   case AST_BINOP:
     fprintf(f, "(BINOP %s ", binop_symbols[n->u.bin.op]), dump_expr(f, n->u.bin.a);
     fputc(' ', f), dump_expr(f, n->u.bin.b), fputc(')', f);
     return;
   case AST_UNARY:
-    fprintf(f, "(UNARY %s ", unop_symbols[n->u.unary.op]), dump_expr(f, n->u.unary.a), fputc(')', f);
+    fprintf(f, "(UNARY %s ", unop_symbols[n->u.unary.op]), dump_expr(f, n->u.unary.a),
+        fputc(')', f);
     return;
-  case AST_AND: case AST_OR:
+  case AST_AND:
+  case AST_OR:
     fprintf(f, "(%s ", kind), dump_expr(f, n->u.bin.a), fputc(' ', f), dump_expr(f, n->u.bin.b);
     fputc(')', f);
     return;
-  case AST_COMPARE: dump_compare(f, n); return;
+  case AST_COMPARE:
+    dump_compare(f, n);
+    return;
   case AST_IFEXP:
-    fputs("(IFEXP ", f), dump_expr(f, n->u.ifexp.cond), fputc(' ', f), dump_expr(f, n->u.ifexp.then);
+    fputs("(IFEXP ", f), dump_expr(f, n->u.ifexp.cond), fputc(' ', f),
+        dump_expr(f, n->u.ifexp.then);
     fputc(' ', f), dump_expr(f, n->u.ifexp.orelse), fputc(')', f);
     return;
   case AST_LAMBDA:
     fputs("(LAMBDA ", f), dump_params(f, n->u.def), fputc(' ', f);
     dump_expr(f, n->u.def->lambda_body), fputc(')', f);
     return;
-  case AST_DICT: dump_dict(f, n); return;
-  case AST_LISTCOMP: case AST_DICTCOMP: dump_comp(f, n); return;
+  case AST_DICT:
+    dump_dict(f, n);
+    return;
+  case AST_LISTCOMP:
+  case AST_DICTCOMP:
+    dump_comp(f, n);
+    return;
   case AST_COMPFOR:
     fputs("(COMPFOR ", f), dump_expr(f, n->u.compfor.target), fputc(' ', f);
     dump_expr(f, n->u.compfor.iter), dump_items(f, &n->u.compfor.ifs), fputc(')', f);
     return;
-  case AST_EXPRSTMT: case AST_ASSIGN: case AST_AUGASSIGN: case AST_IF: case AST_FOR:
-  case AST_WHILE: case AST_BREAK: case AST_CONTINUE: case AST_PASS: case AST_DEF:
-  case AST_RETURN: case AST_IMPORT: case AST_FROMIMPORT: case AST_WITH: case AST_ASSERT:
-  case AST_TRY: case AST_EXCEPT: case AST_RAISE: case AST_GLOBAL: case AST_DEL: case AST_MODULE:
+  case AST_EXPRSTMT:
+  case AST_ASSIGN:
+  case AST_AUGASSIGN:
+  case AST_IF:
+  case AST_FOR:
+  case AST_WHILE:
+  case AST_BREAK:
+  case AST_CONTINUE:
+  case AST_PASS:
+  case AST_DEF:
+  case AST_RETURN:
+  case AST_IMPORT:
+  case AST_FROMIMPORT:
+  case AST_WITH:
+  case AST_ASSERT:
+  case AST_TRY:
+  case AST_EXCEPT:
+  case AST_RAISE:
+  case AST_GLOBAL:
+  case AST_DEL:
+  case AST_MODULE:
     dump_stmt(f, n, 0);
     return;
-  case AST_KIND_COUNT: break;
+  case AST_KIND_COUNT:
+    break;
   }
   TES_UNREACHABLE();
 }
@@ -307,15 +368,19 @@ static void dump_imports(FILE *f, const Node *n) {
   for (int i = 0; i < n->u.imp.n; i++) {
     const ImportItem *it = &n->u.imp.items[i];
     const char *what = n->kind == AST_IMPORT ? it->module : SYM_STR(it->name);
-    if (it->asname) fprintf(f, " (%s as %s)", what, SYM_STR(it->asname));
-    else fprintf(f, " %s", what);
+    if (it->asname)
+      fprintf(f, " (%s as %s)", what, SYM_STR(it->asname));
+    else
+      fprintf(f, " %s", what);
   }
 }
 
 /* The part of a statement on its own line, after "(KIND". */
 static void dump_stmt_head(FILE *f, const Node *n) {
   switch (n->kind) {
-  case AST_EXPRSTMT: case AST_RETURN: case AST_RAISE:
+  case AST_EXPRSTMT:
+  case AST_RETURN:
+  case AST_RAISE:
     if (n->u.unary.a) fputc(' ', f), dump_expr(f, n->u.unary.a);
     return;
   case AST_ASSIGN:
@@ -325,13 +390,22 @@ static void dump_stmt_head(FILE *f, const Node *n) {
     fprintf(f, " %s= ", binop_symbols[n->u.aug.op]), dump_expr(f, n->u.aug.target);
     fputc(' ', f), dump_expr(f, n->u.aug.value);
     return;
-  case AST_IF: fputc(' ', f), dump_expr(f, n->u.ifs.cond); return;
+  case AST_IF:
+    fputc(' ', f), dump_expr(f, n->u.ifs.cond);
+    return;
   case AST_FOR:
     fputc(' ', f), dump_expr(f, n->u.loop.target), fputc(' ', f), dump_expr(f, n->u.loop.iter);
     return;
-  case AST_WHILE: fputc(' ', f), dump_expr(f, n->u.loop.iter); return;
-  case AST_DEF: fprintf(f, " %s ", SYM_STR(n->u.def->name)), dump_params(f, n->u.def); return;
-  case AST_IMPORT: case AST_FROMIMPORT: dump_imports(f, n); return;
+  case AST_WHILE:
+    fputc(' ', f), dump_expr(f, n->u.loop.iter);
+    return;
+  case AST_DEF:
+    fprintf(f, " %s ", SYM_STR(n->u.def->name)), dump_params(f, n->u.def);
+    return;
+  case AST_IMPORT:
+  case AST_FROMIMPORT:
+    dump_imports(f, n);
+    return;
   case AST_WITH:
     fputc(' ', f), dump_expr(f, n->u.with.ctx);
     if (n->u.with.target) fputs(" as ", f), dump_expr(f, n->u.with.target);
@@ -347,14 +421,45 @@ static void dump_stmt_head(FILE *f, const Node *n) {
   case AST_GLOBAL:
     for (int i = 0; i < n->u.names.n; i++) fprintf(f, " %s", SYM_STR(n->u.names.names[i]));
     return;
-  case AST_DEL: dump_items(f, &n->u.list); return;
-  case AST_BREAK: case AST_CONTINUE: case AST_PASS: case AST_TRY: case AST_MODULE: return;
-  case AST_INT: case AST_FLOAT: case AST_STR: case AST_FSTR: case AST_FMTVAL: case AST_TRUE:
-  case AST_FALSE: case AST_NONE: case AST_NAME: case AST_ATTR: case AST_SUBSCRIPT:
-  case AST_SLICE: case AST_CALL: case AST_KEYWORD: case AST_STARRED: case AST_BINOP:
-  case AST_UNARY: case AST_AND: case AST_OR: case AST_COMPARE: case AST_IFEXP: case AST_LAMBDA:
-  case AST_TUPLE: case AST_LIST: case AST_DICT: case AST_LISTCOMP: case AST_DICTCOMP:
-  case AST_COMPFOR: case AST_KIND_COUNT: break;
+  case AST_DEL:
+    dump_items(f, &n->u.list);
+    return;
+  case AST_BREAK:
+  case AST_CONTINUE:
+  case AST_PASS:
+  case AST_TRY:
+  case AST_MODULE:
+    return;
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_STR:
+  case AST_FSTR:
+  case AST_FMTVAL:
+  case AST_TRUE:
+  case AST_FALSE:
+  case AST_NONE:
+  case AST_NAME:
+  case AST_ATTR:
+  case AST_SUBSCRIPT:
+  case AST_SLICE:
+  case AST_CALL:
+  case AST_KEYWORD:
+  case AST_STARRED:
+  case AST_BINOP:
+  case AST_UNARY:
+  case AST_AND:
+  case AST_OR:
+  case AST_COMPARE:
+  case AST_IFEXP:
+  case AST_LAMBDA:
+  case AST_TUPLE:
+  case AST_LIST:
+  case AST_DICT:
+  case AST_LISTCOMP:
+  case AST_DICTCOMP:
+  case AST_COMPFOR:
+  case AST_KIND_COUNT:
+    break;
   }
   TES_UNREACHABLE();
 }
@@ -366,30 +471,73 @@ static void dump_stmt_blocks(FILE *f, const Node *n, int indent) {
     dump_block(f, &n->u.ifs.body, indent);
     dump_labeled(f, "else", &n->u.ifs.orelse, indent);
     return;
-  case AST_FOR: case AST_WHILE:
+  case AST_FOR:
+  case AST_WHILE:
     dump_block(f, &n->u.loop.body, indent);
     dump_labeled(f, "else", &n->u.loop.orelse, indent);
     return;
-  case AST_DEF: dump_block(f, &n->u.def->body, indent); return;
-  case AST_WITH: dump_block(f, &n->u.with.body, indent); return;
-  case AST_EXCEPT: dump_block(f, &n->u.except.body, indent); return;
-  case AST_MODULE: dump_block(f, &n->u.list, indent); return;
+  case AST_DEF:
+    dump_block(f, &n->u.def->body, indent);
+    return;
+  case AST_WITH:
+    dump_block(f, &n->u.with.body, indent);
+    return;
+  case AST_EXCEPT:
+    dump_block(f, &n->u.except.body, indent);
+    return;
+  case AST_MODULE:
+    dump_block(f, &n->u.list, indent);
+    return;
   case AST_TRY:
     dump_block(f, &n->u.try_.body, indent);
     dump_block(f, &n->u.try_.handlers, indent);
     dump_labeled(f, "else", &n->u.try_.orelse, indent);
     dump_labeled(f, "finally", &n->u.try_.finalbody, indent);
     return;
-  case AST_EXPRSTMT: case AST_ASSIGN: case AST_AUGASSIGN: case AST_BREAK: case AST_CONTINUE:
-  case AST_PASS: case AST_RETURN: case AST_IMPORT: case AST_FROMIMPORT: case AST_ASSERT:
-  case AST_RAISE: case AST_GLOBAL: case AST_DEL:
+  case AST_EXPRSTMT:
+  case AST_ASSIGN:
+  case AST_AUGASSIGN:
+  case AST_BREAK:
+  case AST_CONTINUE:
+  case AST_PASS:
+  case AST_RETURN:
+  case AST_IMPORT:
+  case AST_FROMIMPORT:
+  case AST_ASSERT:
+  case AST_RAISE:
+  case AST_GLOBAL:
+  case AST_DEL:
     return; /* no blocks */
-  case AST_INT: case AST_FLOAT: case AST_STR: case AST_FSTR: case AST_FMTVAL: case AST_TRUE:
-  case AST_FALSE: case AST_NONE: case AST_NAME: case AST_ATTR: case AST_SUBSCRIPT:
-  case AST_SLICE: case AST_CALL: case AST_KEYWORD: case AST_STARRED: case AST_BINOP:
-  case AST_UNARY: case AST_AND: case AST_OR: case AST_COMPARE: case AST_IFEXP: case AST_LAMBDA:
-  case AST_TUPLE: case AST_LIST: case AST_DICT: case AST_LISTCOMP: case AST_DICTCOMP:
-  case AST_COMPFOR: case AST_KIND_COUNT: break;
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_STR:
+  case AST_FSTR:
+  case AST_FMTVAL:
+  case AST_TRUE:
+  case AST_FALSE:
+  case AST_NONE:
+  case AST_NAME:
+  case AST_ATTR:
+  case AST_SUBSCRIPT:
+  case AST_SLICE:
+  case AST_CALL:
+  case AST_KEYWORD:
+  case AST_STARRED:
+  case AST_BINOP:
+  case AST_UNARY:
+  case AST_AND:
+  case AST_OR:
+  case AST_COMPARE:
+  case AST_IFEXP:
+  case AST_LAMBDA:
+  case AST_TUPLE:
+  case AST_LIST:
+  case AST_DICT:
+  case AST_LISTCOMP:
+  case AST_DICTCOMP:
+  case AST_COMPFOR:
+  case AST_KIND_COUNT:
+    break;
   }
   TES_UNREACHABLE();
 }
@@ -403,7 +551,9 @@ static void dump_stmt(FILE *f, const Node *n, int indent) {
 
 void ast_dump(const Node *n, void *file) {
   FILE *f = file;
-  if (n->kind >= AST_EXPRSTMT) dump_stmt(f, n, 0);
-  else dump_expr(f, n);
+  if (n->kind >= AST_EXPRSTMT)
+    dump_stmt(f, n, 0);
+  else
+    dump_expr(f, n);
   fputc('\n', f);
 }

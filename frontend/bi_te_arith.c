@@ -407,8 +407,8 @@ int bi_te_truthy(Interp *I, Expr *e) {
   StrBuf b = STRBUF_INIT;
   ir_print_expr(&b, e);
   interp_raise(I, EXC_ValueError,
-               "cannot use the tensor expression %s as a Python bool; use te.all/te.any for "
-               "and/or, te.if_then_else for a choice",
+               "cannot use the tensor expression %s as a Python bool; use te.if_then_else to "
+               "choose between expressions",
                sb_cstr(&b));
   sb_free(&b);
   return -1;

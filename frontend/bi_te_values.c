@@ -129,6 +129,24 @@ static int expr_truthy(Interp *I, Value *self) {
   return e ? bi_te_truthy(I, e) : -1;
 }
 
+/* SPEC §3: and/or/not on expressions build logical nodes (TVM itself needs te.all). */
+static Value *expr_logic(Interp *I, LogicOp op, Value *a, Value *b) {
+  Expr *lit = bi_te_to_expr(I, a, "operand");
+  if (!lit) return NULL;
+  if (lit->kind == EXPR_INT) return NULL; /* a literal has a truth value: Python's meaning */
+  if (op == LOGIC_NOT) {
+    Expr *e = lit;
+    if (!dt_is_bool(e->dtype)) {
+      char name[32];
+      interp_raise(I, EXC_TypeError, "'not' needs a bool expression, not %s",
+                   dt_name(e->dtype, name));
+      return NULL;
+    }
+    return wrap_or_null(bi_te_unary(I, UN_NOT, e));
+  }
+  return wrap_or_null(bi_te_binary(I, op == LOGIC_AND ? TE_AND : TE_OR, a, b));
+}
+
 static Value *bi_expr_astype(Interp *I, Value *self, Value **a) {
   DType t;
   Expr *e = bi_te_to_expr(I, self, "astype");
@@ -243,6 +261,7 @@ const ObjClass bi_te_expr_class = {
     .compare = expr_compare,
     .methods = expr_methods,
     .truthy = expr_truthy,
+    .logic = expr_logic,
 };
 
 /* ---- IterVar and its Range ---- */
@@ -291,6 +310,7 @@ const ObjClass bi_te_itervar_class = {
     .compare = expr_compare,
     .methods = itervar_methods,
     .truthy = expr_truthy,
+    .logic = expr_logic,
 };
 
 static Value *range_repr(Interp *I, Value *self) {

@@ -110,14 +110,27 @@ static Value *eval_compare(Interp *I, Frame *F, Node *n) {
   return left;
 }
 
+static bool has_logic(Value *v) { return v->kind == VAL_OBJ && v->u.obj.cls->logic; }
+
+/* An object that builds `a and b` itself (a tensor expression): both sides are evaluated. */
+static Value *logic_hook(Interp *I, Frame *F, Node *n, Value *a, Value **b) {
+  LogicOp op = n->kind == AST_AND ? LOGIC_AND : LOGIC_OR;
+  if (!has_logic(a) || !(*b = interp_eval(I, F, n->u.bin.b))) return NULL;
+  Value *r = a->u.obj.cls->logic(I, op, a, *b);
+  return r || !interp_error_pending(I) ? r : fail_at(I, F, n);
+}
+
 static Value *eval_logic(Interp *I, Frame *F, Node *n) {
   Value *a = interp_eval(I, F, n->u.bin.a);
   if (!a) return NULL;
+  Value *b = NULL;
+  Value *built = logic_hook(I, F, n, a, &b);
+  if (built || interp_error_pending(I)) return val_decref(a), val_xdecref(b), built;
   int t = interp_truthy(I, a);
-  if (t < 0) return val_decref(a), fail_at(I, F, n);
-  if ((n->kind == AST_AND) != (t != 0)) return a; /* `and` stops on false, `or` on true */
+  if (t < 0) return val_decref(a), val_xdecref(b), fail_at(I, F, n);
+  if ((n->kind == AST_AND) != (t != 0)) return val_xdecref(b), a; /* `and` stops on false */
   val_decref(a);
-  return interp_eval(I, F, n->u.bin.b);
+  return b ? b : interp_eval(I, F, n->u.bin.b);
 }
 
 /* ---- calls ---- */
@@ -396,7 +409,10 @@ static Value *eval_unary(Interp *I, Frame *F, Node *n) {
   Value *a = interp_eval(I, F, n->u.unary.a);
   if (!a) return NULL;
   Value *r;
-  if (n->u.unary.op == UN_NOT) {
+  if (n->u.unary.op == UN_NOT && has_logic(a) &&
+      ((r = a->u.obj.cls->logic(I, LOGIC_NOT, a, NULL)) || interp_error_pending(I))) {
+    /* built by the object */
+  } else if (n->u.unary.op == UN_NOT) {
     int t = interp_truthy(I, a);
     r = t < 0 ? NULL : val_bool(!t);
   } else if (n->u.unary.op == UN_NEG && a->kind == VAL_FLOAT) {

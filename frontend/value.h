@@ -159,6 +159,8 @@ typedef struct Exc { /* VAL_EXC: an exception instance */
   TraceEntry *tb;
 } Exc;
 
+typedef enum { LOGIC_AND, LOGIC_OR, LOGIC_NOT } LogicOp;
+
 /* Domain objects of later issues (tensors, schedules, arrays) plug in through a class table
  * instead of new kinds: every hook may be NULL. */
 typedef struct ObjClass {
@@ -182,6 +184,10 @@ typedef struct ObjClass {
   /* bool(self), `if`, `and`/`or`/`not`: 0/1, or -1 with an exception raised (a tensor
    * expression has no truth value). NULL: by len if there is a len hook, else true. */
   int (*truthy)(Interp *I, Value *self);
+  /* `a and b`, `a or b`, `not a` when a is this class's object (b NULL for not): SPEC §3 has
+   * them build logical nodes on tensor expressions. Both sides are evaluated, then. NULL with
+   * nothing raised: not handled, use Python's meaning (truthiness and short-circuit). */
+  Value *(*logic)(Interp *I, LogicOp op, Value *a, Value *b);
 } ObjClass;
 
 struct Value {

@@ -54,7 +54,7 @@ typedef struct StrPiece {
   const char *body; /* between the quotes, undecoded */
   size_t len;
   int body_line, body_col;
-  char *dec;        /* decoded bytes (not for f-strings) */
+  char *dec; /* decoded bytes (not for f-strings) */
   size_t dec_len;
 } StrPiece;
 
@@ -64,21 +64,21 @@ struct Lexer {
   const char *cur;        /* next byte; the text ends with a NUL sentinel */
   const char *line_start; /* column of p on this line: p - line_start + col0 */
   int line, col0;
-  bool started;           /* the start token went out */
-  bool at_bol;            /* the next byte begins a physical line at bracket depth 0 */
-  bool line_has_tokens;   /* the logical line so far has a real token: a NEWLINE is due */
-  bool at_eof;            /* the sentinel was reached: only NEWLINE/DEDENT/END follow */
-  const char *cont_end;   /* just past the last `\` line continuation */
+  bool started;         /* the start token went out */
+  bool at_bol;          /* the next byte begins a physical line at bracket depth 0 */
+  bool line_has_tokens; /* the logical line so far has a real token: a NEWLINE is due */
+  bool at_eof;          /* the sentinel was reached: only NEWLINE/DEDENT/END follow */
+  const char *cont_end; /* just past the last `\` line continuation */
   int pending_dedents;
   int dedent_line, dedent_col;
-  int nindent;            /* indentation levels above column 0 */
+  int nindent; /* indentation levels above column 0 */
   int indcol[LEX_MAX_INDENT + 1], altcol[LEX_MAX_INDENT + 1]; /* tab width 8 and 1 */
   int nparens;
   LexBracket parens[LEX_MAX_PARENS];
-  const char *tok;        /* the last token's text, for error messages */
+  const char *tok; /* the last token's text, for error messages */
   size_t tok_len;
-  LexHead head[2];        /* the first tokens of the last two logical lines */
-  int end_line, end_col;  /* just past the last real token: where errors at the end point */
+  LexHead head[2];       /* the first tokens of the last two logical lines */
+  int end_line, end_col; /* just past the last real token: where errors at the end point */
   /* results of the parse */
   NodeList stmts; /* LEX_FILE */
   Node *expr;     /* LEX_EXPR */

@@ -14,9 +14,7 @@ enum { TAB_WIDTH = 8 };
 
 /* ---- errors and positions ---- */
 
-SrcLoc lex_loc(const ParseCtx *ctx, int line, int col) {
-  return (SrcLoc){ctx->src, line, col};
-}
+SrcLoc lex_loc(const ParseCtx *ctx, int line, int col) { return (SrcLoc){ctx->src, line, col}; }
 
 bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fmt, ...) {
   if (ctx->failed) return false;
@@ -90,6 +88,7 @@ static int emit(Lexer *lx, TES_YYLTYPE *l, const char *s, int tok) {
   return emit_at(lx, l, s, tok);
 }
 
+/* clang-format off */
 static const struct {
   const char *word;
   int tok;
@@ -103,11 +102,14 @@ static const struct {
   {"pass", TOK_PASS},   {"raise", TOK_RAISE},   {"return", TOK_RETURN},   {"try", TOK_TRY},
   {"while", TOK_WHILE}, {"with", TOK_WITH},
 };
+/* clang-format on */
 
 /* Python keywords that TES leaves out: using one is an error, not a name. */
 static const char *const unsupported_words[] = {"class", "yield", "nonlocal", "async", "await"};
 
-static bool word_is(const char *s, size_t n, const char *w) { return strlen(w) == n && !memcmp(s, w, n); }
+static bool word_is(const char *s, size_t n, const char *w) {
+  return strlen(w) == n && !memcmp(s, w, n);
+}
 
 /* Decodes one UTF-8 sequence at p (already matched as well-formed by re2c). */
 static uint32_t utf8_decode(const unsigned char *p, int *len) {
@@ -149,7 +151,8 @@ static int name_token(Lexer *lx, const char *s, TES_YYSTYPE *lval, TES_YYLTYPE *
   size_t n = (size_t)(lx->cur - s);
   for (size_t i = 0; i < n;) {
     int len = 1;
-    if ((unsigned char)s[i] >= 0x80 && !is_name_codepoint(utf8_decode((const unsigned char *)s + i, &len)))
+    if ((unsigned char)s[i] >= 0x80 &&
+        !is_name_codepoint(utf8_decode((const unsigned char *)s + i, &len)))
       return bad_char(lx, s + i);
     i += (size_t)len;
   }
@@ -201,7 +204,8 @@ static int check_number_end(Lexer *lx, const char *s, const char *what) {
 }
 
 static int int_token(Lexer *lx, const char *s, int base, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
-  static const char *const base_names[17] = {[2] = "binary", [8] = "octal", [10] = "decimal", [16] = "hexadecimal"};
+  static const char *const base_names[17] = {
+      [2] = "binary", [8] = "octal", [10] = "decimal", [16] = "hexadecimal"};
   if (check_number_end(lx, s, base_names[base])) return LEX_ERROR;
   const char *p = s + (base == 10 ? 0 : 2);
   uint64_t v = 0;
@@ -212,7 +216,8 @@ static int int_token(Lexer *lx, const char *s, int base, TES_YYSTYPE *lval, TES_
     if (v > (UINT64_MAX - d) / (uint64_t)base) over = true;
     v = v * (uint64_t)base + d;
   }
-  if (over || v > (uint64_t)INT64_MAX + 1) return fail_at(lx, s, false, "integer literal too large");
+  if (over || v > (uint64_t)INT64_MAX + 1)
+    return fail_at(lx, s, false, "integer literal too large");
   int tok = emit(lx, l, s, TOK_INT);
   lval->node = ast_node(lx->ctx->arena, AST_INT, lex_loc(lx->ctx, l->first_line, l->first_column));
   if (v == (uint64_t)INT64_MAX + 1) {
@@ -232,7 +237,8 @@ static int float_token(Lexer *lx, const char *s, TES_YYSTYPE *lval, TES_YYLTYPE 
     if (*p != '_') buf[n++] = *p;
   buf[n] = 0;
   int tok = emit(lx, l, s, TOK_FLOAT);
-  lval->node = ast_node(lx->ctx->arena, AST_FLOAT, lex_loc(lx->ctx, l->first_line, l->first_column));
+  lval->node =
+      ast_node(lx->ctx->arena, AST_FLOAT, lex_loc(lx->ctx, l->first_line, l->first_column));
   lval->node->u.fval = strtod(buf, NULL); /* out of range gives inf, as Python's float() */
   return tok;
 }
@@ -288,17 +294,19 @@ static int escape(ParseCtx *ctx, const char *p, const char *e, char **o, SrcLoc 
     return n;
   }
   int nd = *p == 'x' ? 2 : *p == 'u' ? 4 : *p == 'U' ? 8 : 0;
+  const char *bad = NULL;
+  int64_t c = nd ? hex_escape(p + 1, e, nd) : 0;
+  if (nd && c < 0) bad = "truncated \\%cXX escape in string literal";
+  else if (c > 0x10FFFF) bad = "illegal unicode character in string literal";
+  else if (*p == 'N') bad = "not supported yet: \\N{...} escapes";
+  if (bad) {
+    lex_error(ctx, loc.line, loc.col, false, bad, *p);
+    return -1;
+  }
   if (nd) {
-    int64_t c = hex_escape(p + 1, e, nd);
-    if (c < 0)
-      return lex_error(ctx, loc.line, loc.col, false, "truncated \\%cXX escape in string literal", *p), -1;
-    if (c > 0x10FFFF)
-      return lex_error(ctx, loc.line, loc.col, false, "illegal unicode character in string literal"), -1;
     put_utf8(o, (uint32_t)c);
     return nd + 1;
   }
-  if (*p == 'N')
-    return lex_error(ctx, loc.line, loc.col, false, "not supported yet: \\N{...} escapes"), -1;
   *(*o)++ = '\\'; /* unknown escapes stay as they are, like Python */
   return 0;
 }
@@ -340,8 +348,9 @@ static int scan_string(Lexer *lx, const char *q, StrPiece *sp) {
     if (*p == 0) {
       /* More input could still close a triple-quoted string, or one that a `\` continued. */
       bool more = triple || cont_end == p;
-      lex_error(lx->ctx, sp->loc.line, sp->loc.col, more, triple ? "unterminated triple-quoted string literal"
-                                                                 : "unterminated string literal");
+      lex_error(lx->ctx, sp->loc.line, sp->loc.col, more,
+                triple ? "unterminated triple-quoted string literal"
+                       : "unterminated string literal");
       return LEX_ERROR;
     }
     if (*p == '\\' && p[1] != 0) {
@@ -468,10 +477,14 @@ static int indentation(Lexer *lx, TES_YYLTYPE *l) {
   const char *p = lx->cur;
   int col = 0, alt = 0;
   for (;; p++) {
-    if (*p == ' ') col++, alt++;
-    else if (*p == '\t') col = (col / TAB_WIDTH + 1) * TAB_WIDTH, alt++;
-    else if (*p == '\f') col = alt = 0;
-    else break;
+    if (*p == ' ')
+      col++, alt++;
+    else if (*p == '\t')
+      col = (col / TAB_WIDTH + 1) * TAB_WIDTH, alt++;
+    else if (*p == '\f')
+      col = alt = 0;
+    else
+      break;
   }
   lx->cur = p;
   if (*p == '#' || *p == '\n' || (*p == '\r' && p[1] == '\n') || *p == 0)
@@ -482,7 +495,8 @@ static int indentation(Lexer *lx, TES_YYLTYPE *l) {
   if (col == top) return alt != top_alt ? tab_error(lx, p) : 0;
   if (col > top) {
     if (alt <= top_alt) return tab_error(lx, p);
-    if (lx->nindent == LEX_MAX_INDENT) return fail_at(lx, p, false, "too many levels of indentation");
+    if (lx->nindent == LEX_MAX_INDENT)
+      return fail_at(lx, p, false, "too many levels of indentation");
     lx->nindent++;
     lx->indcol[lx->nindent] = col;
     lx->altcol[lx->nindent] = alt;
@@ -503,6 +517,7 @@ static int indentation(Lexer *lx, TES_YYLTYPE *l) {
 static int scan(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
   const char *s = lx->cur, *mar = NULL;
   (void)mar;
+  /* clang-format off */
   /*!re2c
     re2c:define:YYCTYPE = "unsigned char";
     re2c:define:YYCURSOR = "lx->cur";
@@ -572,6 +587,7 @@ static int scan(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
     "^="              { lval->op = BIN_XOR; return emit(lx, l, s, TOK_AUGASSIGN); }
     *                 { return bad_char(lx, s); }
   */
+  /* clang-format on */
 }
 
 static int next_token(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
@@ -668,7 +684,8 @@ static bool flit(FCtx *fx, FPos *f, NodeList *parts, bool in_spec) {
     }
     if (c == '{' || c == '}') break;
     /* An escape is copied whole so that "\{" keeps its '{' for a field, as Python does. */
-    size_t n = (c == '\\' && !fx->sp->raw && f->p + 1 < fx->end && f->p[1] != '{' && f->p[1] != '}') ? 2 : 1;
+    bool esc = c == '\\' && !fx->sp->raw && f->p + 1 < fx->end && f->p[1] != '{' && f->p[1] != '}';
+    size_t n = esc ? 2 : 1;
     for (size_t i = 0; i < n; i++) *o++ = f->p[i];
     fadvance(f, f->p + n);
   }
@@ -701,7 +718,8 @@ static bool fexpr_end(FCtx *fx, FPos *f) {
   int depth = 0;
   while (f->p < fx->end) {
     char c = *f->p;
-    if (depth == 0 && (c == '}' || c == ':' || (c == '!' && !(f->p + 1 < fx->end && f->p[1] == '='))))
+    if (depth == 0 &&
+        (c == '}' || c == ':' || (c == '!' && !(f->p + 1 < fx->end && f->p[1] == '='))))
       return true;
     if (c == '\\') return ferror_at(fx, f, "expression part cannot include a backslash");
     if (c == '#') return ferror_at(fx, f, "expression part cannot include '#'");
@@ -738,8 +756,10 @@ static bool fconversion(FCtx *fx, FPos *f, char *conv) {
   if (f->p >= fx->end || *f->p != '!') return true;
   fadvance(f, f->p + 1);
   char c = f->p < fx->end ? *f->p : 0;
-  if (c == 'a') return lex_error(fx->ctx, f->line, fcol(f), false, "not supported yet: !a in f-strings");
-  if (c != 'r' && c != 's') return ferror_at(fx, f, "invalid conversion character: expected 's', 'r', or 'a'");
+  if (c == 'a')
+    return lex_error(fx->ctx, f->line, fcol(f), false, "not supported yet: !a in f-strings");
+  if (c != 'r' && c != 's')
+    return ferror_at(fx, f, "invalid conversion character: expected 's', 'r', or 'a'");
   *conv = c;
   fadvance(f, f->p + 1);
   return true;
@@ -782,7 +802,8 @@ static bool ffield(FCtx *fx, FPos *f, NodeList *parts, int depth) {
   if (!fexpr_end(fx, f)) return false;
   if (blank(ex.p, f->p)) return ferror_at(fx, f, "empty expression not allowed");
   if (self_documenting(ex.p, f->p))
-    return lex_error(fx->ctx, loc.line, loc.col, false, "not supported yet: '=' in f-string fields");
+    return lex_error(fx->ctx, loc.line, loc.col, false,
+                     "not supported yet: '=' in f-string fields");
   Node *val = ast_node(fx->ctx->arena, AST_FMTVAL, loc);
   val->u.fmt.expr = lex_parse_field(fx->ctx, ex.p, (size_t)(f->p - ex.p), ex.line, fcol(&ex));
   if (!val->u.fmt.expr) return false;
@@ -843,8 +864,10 @@ Node *lex_string_node(ParseCtx *ctx, StrPiece *first) {
   bool fmt = false;
   for (StrPiece *sp = first; sp; sp = sp->next) {
     fmt |= sp->fmt;
-    if (!sp->fmt) push_str(ctx, &parts, sp->dec, sp->dec_len, sp->loc);
-    else if (!fstring_parts(ctx, sp, &parts)) return NULL;
+    if (!sp->fmt)
+      push_str(ctx, &parts, sp->dec, sp->dec_len, sp->loc);
+    else if (!fstring_parts(ctx, sp, &parts))
+      return NULL;
   }
   parts = merge_strs(ctx, parts);
   if (!fmt) return parts.items[0]; /* plain literals always join into one STR, maybe empty */

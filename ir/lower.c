@@ -32,8 +32,13 @@ const char *lower_pass_name(int i) { return i >= 0 && i < NPASSES ? lowering[i].
 /* A parameter's buffer: compact row-major over the tensor's shape, in global memory. */
 static Buffer *param_buffer(Arena *a, Tensor *t) {
   Buffer *b = arena_alloc(a, sizeof *b);
-  *b = (Buffer){.name = t->name, .data = ir_var(a, t->name, DT_HANDLE64), .dtype = t->dtype,
-                .ndim = t->ndim, .shape = t->shape, .scope = "global", .data_alignment = 64,
+  *b = (Buffer){.name = t->name,
+                .data = ir_var(a, t->name, DT_HANDLE64),
+                .dtype = t->dtype,
+                .ndim = t->ndim,
+                .shape = t->shape,
+                .scope = "global",
+                .data_alignment = 64,
                 .offset_factor = 1};
   return b;
 }
@@ -50,7 +55,8 @@ static bool check_args(Schedule *s, int nargs, Tensor **args) {
     if (!args[i]) return sched_fail(s, "cannot lower: argument %d is not a tensor", i);
     for (int j = 0; j < i; j++)
       if (args[j] == args[i])
-        return sched_fail(s, "cannot lower: tensor %s is given twice as an argument", args[i]->name);
+        return sched_fail(s, "cannot lower: tensor %s is given twice as an argument",
+                          args[i]->name);
   }
   for (int i = 0; i < s->nstages; i++) {
     const Operation *op = s->stages[i]->op;
@@ -78,7 +84,8 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
   if (!body) return NULL;
   after(opt, "schedule_ops", body, true);
   LoweredFunc *f = arena_alloc(a, sizeof *f);
-  f->name = arena_strndup(a, opt->name ? opt->name : "main", strlen(opt->name ? opt->name : "main"));
+  f->name =
+      arena_strndup(a, opt->name ? opt->name : "main", strlen(opt->name ? opt->name : "main"));
   f->nparams = nargs;
   f->params = arena_alloc(a, (size_t)(nargs + 1) * sizeof *f->params);
   f->param_tensors = arena_alloc(a, (size_t)(nargs + 1) * sizeof *f->param_tensors);

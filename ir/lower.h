@@ -25,12 +25,12 @@ typedef struct LoweredFunc {
 typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed);
 
 typedef struct LowerOptions {
-  const char *name;      /* NULL: "main" */
-  bool gpu;              /* run the GPU-only passes too */
-  int debug;             /* >= 1: name each pass on stderr as it runs */
-  LowerDumpFn dump;      /* may be NULL */
+  const char *name; /* NULL: "main" */
+  bool gpu;         /* run the GPU-only passes too */
+  int debug;        /* >= 1: name each pass on stderr as it runs */
+  LowerDumpFn dump; /* may be NULL */
   void *dump_user;
-  int noptions;          /* PassContext config */
+  int noptions; /* PassContext config */
   const PassOption *options;
 } LowerOptions;
 

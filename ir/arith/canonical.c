@@ -266,8 +266,8 @@ static Split split_div(Simp *s, Split sp, int64_t c, DivMode m) {
     sp.scale /= c;
     return sp;
   }
-  int64_t lower;
-  if (c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &lower)) {
+  int64_t lower; /* a negative scale would give negative factors: written out instead */
+  if (sp.scale > 0 && c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &lower)) {
     if (sp.upper == ARITH_POS_INF || sp.upper % lower == 0) {
       sp.scale = 1;
       sp.lower = lower;
@@ -294,7 +294,7 @@ static Split split_mod(Simp *s, Split sp, int64_t c, DivMode m) {
     return sp;
   }
   int64_t upper; /* (x/l % (c/scale))*scale is ((x % (l*c/scale)) / l)*scale */
-  if (c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &upper)) {
+  if (sp.scale > 0 && c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &upper)) {
     if (sp.upper == ARITH_POS_INF || sp.upper % upper == 0) {
       if (upper < sp.upper && sp.upper != ARITH_POS_INF) {
         /* a smaller modulus may simplify the index further: visit it again */

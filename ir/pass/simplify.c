@@ -32,12 +32,14 @@ static void enter_range(Simplify *s, Var *v, Expr *min, Expr *extent) {
 }
 
 static Stmt *simplify_for(Simplify *s, Stmt *st) {
-  Expr *min = ir_mutate_expr(&s->m, st->u.for_.min), *ext = ir_mutate_expr(&s->m, st->u.for_.extent);
+  Expr *min = ir_mutate_expr(&s->m, st->u.for_.min),
+       *ext = ir_mutate_expr(&s->m, st->u.for_.extent);
   enter_range(s, st->u.for_.var, min, ext);
   Stmt *body = ir_mutate_stmt(&s->m, st->u.for_.body);
   arith_pop_constraint(s->an);
   if (min == st->u.for_.min && ext == st->u.for_.extent && body == st->u.for_.body) return st;
-  return ir_for(s->m.arena, st->u.for_.var, min, ext, st->u.for_.fkind, st->u.for_.thread_tag, body);
+  return ir_for(s->m.arena, st->u.for_.var, min, ext, st->u.for_.fkind, st->u.for_.thread_tag,
+                body);
 }
 
 /* The condition a branch may assume: c itself under `likely`. */

@@ -25,8 +25,8 @@ typedef struct Flatten {
   IrMutator m;
   PassCtx *ctx;
   int n, cap;
-  Binding *binds;   /* the arguments, then the realizes around the current node, innermost last */
-  int thread_rank;  /* -1 outside threads, 0 under blockIdx, 1 under threadIdx */
+  Binding *binds;  /* the arguments, then the realizes around the current node, innermost last */
+  int thread_rank; /* -1 outside threads, 0 under blockIdx, 1 under threadIdx */
 } Flatten;
 
 static bool is_const(const Expr *e, int64_t *v) {
@@ -46,7 +46,10 @@ static Expr *fold(Arena *a, ExprKind k, Expr *x, Expr *y) {
   bool kx = is_const(x, &cx), ky = is_const(y, &cy);
   if (kx && ky) { /* unsigned, to wrap as the machine does */
     uint64_t ux = (uint64_t)cx, uy = (uint64_t)cy;
-    return int_const(a, x->dtype, (int64_t)(k == EXPR_MUL ? ux * uy : k == EXPR_ADD ? ux + uy : ux - uy));
+    return int_const(a, x->dtype,
+                     (int64_t)(k == EXPR_MUL   ? ux * uy
+                               : k == EXPR_ADD ? ux + uy
+                                               : ux - uy));
   }
   if (k == EXPR_MUL) {
     if ((kx && cx == 0) || (ky && cy == 0)) return int_const(a, x->dtype, 0);
@@ -66,7 +69,8 @@ static Expr *as_dtype(Arena *a, Expr *e, DType t) {
 static void push_binding(Flatten *f, Binding b) {
   if (f->n == f->cap) {
     int ncap = f->cap ? f->cap * 2 : 16;
-    f->binds = arena_realloc(f->m.arena, f->binds, (size_t)f->cap * sizeof b, (size_t)ncap * sizeof b);
+    f->binds =
+        arena_realloc(f->m.arena, f->binds, (size_t)f->cap * sizeof b, (size_t)ncap * sizeof b);
     f->cap = ncap;
   }
   f->binds[f->n++] = b;
@@ -114,15 +118,21 @@ static Stmt *flatten_realize(Flatten *f, Stmt *s) {
   Tensor *t = s->u.realize.tensor;
   if (binding(f, t) && !binding(f, t)->bounds) return ir_mutate_stmt(&f->m, s->u.realize.body);
   int nd = s->u.realize.ndim;
-  const char *scope = s->u.realize.scope && *s->u.realize.scope ? s->u.realize.scope : default_scope(f);
+  const char *scope =
+      s->u.realize.scope && *s->u.realize.scope ? s->u.realize.scope : default_scope(f);
   Buffer *buf = arena_alloc(a, sizeof *buf);
-  *buf = (Buffer){.name = t->name, .data = ir_var(a, t->name, DT_HANDLE64), .dtype = t->dtype,
-                  .ndim = nd, .shape = arena_alloc(a, (size_t)(nd + 1) * sizeof(Expr *)),
-                  .scope = scope, .offset_factor = 1};
+  *buf = (Buffer){.name = t->name,
+                  .data = ir_var(a, t->name, DT_HANDLE64),
+                  .dtype = t->dtype,
+                  .ndim = nd,
+                  .shape = arena_alloc(a, (size_t)(nd + 1) * sizeof(Expr *)),
+                  .scope = scope,
+                  .offset_factor = 1};
   Expr *count = NULL;
   for (int d = 0; d < nd; d++) {
     buf->shape[d] = s->u.realize.bounds[d].extent;
-    count = count ? fold(a, EXPR_MUL, count, as_dtype(a, buf->shape[d], count->dtype)) : buf->shape[d];
+    count =
+        count ? fold(a, EXPR_MUL, count, as_dtype(a, buf->shape[d], count->dtype)) : buf->shape[d];
   }
   push_binding(f, (Binding){t, buf, s->u.realize.bounds});
   Stmt *body = ir_mutate_stmt(&f->m, s->u.realize.body);
@@ -132,7 +142,8 @@ static Stmt *flatten_realize(Flatten *f, Stmt *s) {
 }
 
 static int thread_rank(const Stmt *s) {
-  if (s->u.attr.nkind != ATTR_NODE_ITERVAR || strcmp(s->u.attr.key, "thread_extent") != 0) return -1;
+  if (s->u.attr.nkind != ATTR_NODE_ITERVAR || strcmp(s->u.attr.key, "thread_extent") != 0)
+    return -1;
   const char *tag = ((const IterVar *)s->u.attr.node)->thread_tag;
   return tag && strncmp(tag, "blockIdx.", 9) == 0 ? 0 : 1;
 }
@@ -145,7 +156,8 @@ static Stmt *flatten_stmt(IrMutator *m, Stmt *s) {
     Expr *idx = flat_index(f, b, s->u.provide.n, s->u.provide.indices);
     return ir_store(m->arena, b->buf, ir_mutate_expr(m, s->u.provide.value), idx, NULL);
   }
-  if (s->kind != STMT_ATTR || thread_rank(s) <= f->thread_rank) return ir_mutate_children_stmt(m, s);
+  if (s->kind != STMT_ATTR || thread_rank(s) <= f->thread_rank)
+    return ir_mutate_children_stmt(m, s);
   int saved = f->thread_rank;
   f->thread_rank = thread_rank(s);
   Stmt *r = ir_mutate_children_stmt(m, s);

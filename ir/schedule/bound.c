@@ -5,6 +5,7 @@
  * root ranges then pass down the relations to every leaf. */
 #include <string.h>
 
+#include "ir/arith/arith.h"
 #include "ir/schedule/sched_impl.h"
 
 /* ---- storage and thread ranks (TVM's thread_storage_scope.h) ---- */
@@ -70,8 +71,8 @@ static bool need_relax(const SchedBounds *b, const IterVar *iv, bool found_attac
 typedef struct Region {
   const Operation *op; /* the producer */
   int ndim;
-  IntSet *dims;        /* per output, ndim sets, their union so far */
-  bool *seen;          /* per output and dimension: whether any read was seen */
+  IntSet *dims; /* per output, ndim sets, their union so far */
+  bool *seen;   /* per output and dimension: whether any read was seen */
 } Region;
 
 typedef struct ReadCollect {
@@ -101,8 +102,8 @@ static IntSet *new_set(Arena *a, IntSet s) {
 }
 
 /* The sets of the consumer's leaves as seen from the producer's attach point. */
-static void leaf_sets(SchedBounds *b, const LStage *prod, const LStage *cons, int rank,
-                      PtrMap *up, bool *found) {
+static void leaf_sets(SchedBounds *b, const LStage *prod, const LStage *cons, int rank, PtrMap *up,
+                      bool *found) {
   Arena *a = b->arena;
   IterVar *first = prod->npath ? prod->attach_path[0] : NULL;
   for (int i = cons->nleaf - 1; i >= 0; i--) {
@@ -143,8 +144,8 @@ static void relax_sets(SchedBounds *b, const LStage *prod, const LStage *cons, i
 static void root_sets(SchedBounds *b, const LStage *cons, const PtrMap *up, const PtrMap *relax,
                       PtrMap *out) {
   Arena *a = b->arena;
-  IterVar *roots[256];
-  int n = sched_root_ivs(cons->st->op, roots, 256);
+  int n;
+  IterVar **roots = sched_root_ivs(a, cons->st->op, &n);
   for (int i = 0; i < n; i++) {
     IntSet *s = sched_map_get(up, roots[i]);
     Range r = s ? sched_set_cover(a, *s, roots[i]->dom) : roots[i]->dom;
@@ -213,8 +214,25 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
       sched_set_dom(b, op->axis[d], sched_set_cover(a, u, op->axis[d]->dom));
     }
   }
-  for (int i = 0; i < op->nreduce; i++) sched_set_dom(b, op->reduce_axis[i], op->reduce_axis[i]->dom);
+  for (int i = 0; i < op->nreduce; i++)
+    sched_set_dom(b, op->reduce_axis[i], op->reduce_axis[i]->dom);
   return true;
+}
+
+/* The ranges in the simplifier's form, each variable known to lie in its range (TVM ends
+ * InferBound so), so that realize regions and loop extents read as TVM prints them. */
+static void simplify_ranges(SchedBounds *b) {
+  Analyzer *an = arith_new(b->arena);
+  for (int i = 0; i < b->dom.cap; i++)
+    if (b->dom.keys[i])
+      arith_bind(an, ((const IterVar *)b->dom.keys[i])->var, *(Range *)b->dom.vals[i]);
+  for (int i = 0; i < b->dom.cap; i++) {
+    Range *r = b->dom.vals[i];
+    if (!b->dom.keys[i]) continue;
+    r->min = arith_simplify(an, r->min);
+    r->extent = arith_simplify(an, r->extent);
+  }
+  arith_free(an);
 }
 
 SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
@@ -233,6 +251,7 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
     if (!infer_root_bound(b, ls) || !sched_pass_down_domain(b, ls)) return NULL;
   }
+  simplify_ranges(b);
   return b;
 }
 

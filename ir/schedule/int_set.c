@@ -107,11 +107,15 @@ static void lin_add(Lin *l, const Expr *e, int64_t s, int depth) {
     lin_add(l, e->u.bin.a, s, depth + 1);
     lin_add(l, e->u.bin.b, e->kind == EXPR_ADD ? s : -s, depth + 1);
   } else if (e->kind == EXPR_MUL && as_const(e->u.bin.b, &k)) {
-    if (__builtin_mul_overflow(k, s, &t)) l->ok = false;
-    else lin_add(l, e->u.bin.a, t, depth + 1);
+    if (__builtin_mul_overflow(k, s, &t))
+      l->ok = false;
+    else
+      lin_add(l, e->u.bin.a, t, depth + 1);
   } else if (e->kind == EXPR_MUL && as_const(e->u.bin.a, &k)) {
-    if (__builtin_mul_overflow(k, s, &t)) l->ok = false;
-    else lin_add(l, e->u.bin.b, t, depth + 1);
+    if (__builtin_mul_overflow(k, s, &t))
+      l->ok = false;
+    else
+      lin_add(l, e->u.bin.b, t, depth + 1);
   } else {
     lin_atom(l, e, s);
   }
@@ -238,7 +242,8 @@ Expr *sched_floormod(Arena *a, Expr *x, Expr *y) {
   int64_t cx, cy;
   bool ky = as_const(y, &cy);
   if (ky && (cy == 1 || cy == -1)) return sched_const(a, x->dtype, 0);
-  if (ky && cy != 0 && as_const(x, &cx)) return sched_const(a, x->dtype, cx - floor_div(cx, cy) * cy);
+  if (ky && cy != 0 && as_const(x, &cx))
+    return sched_const(a, x->dtype, cx - floor_div(cx, cy) * cy);
   return ir_binary(a, EXPR_FLOORMOD, x, y);
 }
 
@@ -392,7 +397,8 @@ static IntSet eval_floordiv(EvalCtx *cx, IntSet x, IntSet y) {
 static IntSet eval_floormod(EvalCtx *cx, IntSet x, IntSet y) {
   int64_t k;
   if (!sched_set_is_point(y) || !as_const(y.min, &k) || k <= 0) return everything;
-  return (IntSet){sched_const(cx->arena, y.min->dtype, 0), sched_const(cx->arena, y.min->dtype, k - 1)};
+  return (IntSet){sched_const(cx->arena, y.min->dtype, 0),
+                  sched_const(cx->arena, y.min->dtype, k - 1)};
 }
 
 static IntSet eval_min(EvalCtx *cx, IntSet x, IntSet y) {

@@ -85,8 +85,8 @@ bool sched_pass_down_domain(SchedBounds *b, LStage *ls) {
       down_fuse(b, r);
       break;
     case REL_REBASE:
-      sched_set_dom(b, r->fused, (Range){zero(b->arena, r->fused->var->dtype),
-                                         sched_dom(b, r->parent).extent});
+      sched_set_dom(b, r->fused,
+                    (Range){zero(b->arena, r->fused->var->dtype), sched_dom(b, r->parent).extent});
       break;
     }
   }
@@ -163,7 +163,8 @@ static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
 static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
   Arena *a = b->arena;
   IntSet o = set_of(sets, r->outer), i = set_of(sets, r->inner);
-  if (sched_set_matches(o, sched_dom(b, r->outer)) && sched_set_matches(i, sched_dom(b, r->inner))) {
+  if (sched_set_matches(o, sched_dom(b, r->outer)) &&
+      sched_set_matches(i, sched_dom(b, r->inner))) {
     sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
     return;
   }
@@ -198,7 +199,8 @@ static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) 
   }
   Expr *lo = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
   Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
-  sched_map_put(sets, r->outer, new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
+  sched_map_put(sets, r->outer,
+                new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
   sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
 }
 
@@ -270,7 +272,8 @@ static void up_bound_check(SchedBounds *b, const LStage *ls, PtrMap *state) {
     case REL_SPLIT: {
       bool check = sched_map_get(state, r->outer) || sched_map_get(state, r->inner);
       if (!check) {
-        Expr *covered = sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
+        Expr *covered =
+            sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
         check = !sched_prove_eq(sched_dom(b, r->parent).extent, covered);
       }
       if (check) sched_map_put(state, r->parent, (void *)1);
@@ -313,8 +316,8 @@ static bool same_range(Range x, Range y) {
 static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, const PtrMap *skip,
                         Guards *g) {
   Arena *a = b->arena;
-  IterVar *roots[256];
-  int n = sched_root_ivs(ls->st->op, roots, 256);
+  int n;
+  IterVar **roots = sched_root_ivs(a, ls->st->op, &n);
   for (int i = 0; i < n; i++) {
     IterVar *iv = roots[i];
     if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
@@ -323,7 +326,8 @@ static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, 
     IntSet s = sched_eval_set(a, value, &b->var_set);
     if (!s.min || !sched_prove_le(zero(a, value->dtype), s.min))
       add_guard(g, EXPR_GE, value, zero(a, value->dtype));
-    if (!s.max || !sched_prove_lt(s.max, iv->dom.extent)) add_guard(g, EXPR_LT, value, iv->dom.extent);
+    if (!s.max || !sched_prove_lt(s.max, iv->dom.extent))
+      add_guard(g, EXPR_LT, value, iv->dom.extent);
   }
 }
 

@@ -40,9 +40,8 @@ static void rebase_stage(SchedBounds *b, LStage *ls) {
   if (st->nrel) memcpy(ls->rel, st->relations, (size_t)st->nrel * sizeof *ls->rel);
   ls->nrel = st->nrel;
   if (st->attach == ATTACH_INLINE) return;
-  IterVar *roots[256];
-  int nroot = sched_root_ivs(st->op, roots, 256);
-  TES_ASSERT(nroot <= 256, "stage %s has %d axes", st->op->name, nroot);
+  int nroot;
+  IterVar **roots = sched_root_ivs(a, st->op, &nroot);
   for (int i = 0; i < nroot; i++) {
     const IterVarAttr *at = sched_iter_attr(st, roots[i]);
     int pos = -1;
@@ -76,10 +75,10 @@ static Expr *inline_expr(IrMutator *m, Expr *e) {
   LStage *src = t->op ? sched_lstage(in->b, t->op) : NULL;
   if (!src || src->st->attach != ATTACH_INLINE) return e;
   Operation *op = t->op;
-  VarMap map[64];
-  TES_ASSERT(op->naxis <= 64, "inlining %s of %d axes", op->name, op->naxis);
+  VarMap *map = arena_alloc(m->arena, (size_t)(op->naxis + 1) * sizeof *map);
   for (int i = 0; i < op->naxis; i++)
-    map[i] = (VarMap){op->axis[i]->var, as_dtype(m->arena, e->u.pload.indices[i], op->axis[i]->var->dtype)};
+    map[i] = (VarMap){op->axis[i]->var,
+                      as_dtype(m->arena, e->u.pload.indices[i], op->axis[i]->var->dtype)};
   return ir_substitute_expr(m->arena, src->body[t->value_index], op->naxis, map);
 }
 

@@ -69,14 +69,14 @@ IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets);
  * over [0, extent), and the stage's body with every inlined producer substituted. */
 typedef struct LStage {
   Stage *st;
-  int index;            /* in the schedule's stage order */
+  int index; /* in the schedule's stage order */
   int nleaf, nrel;
   IterVar **leaf;
   IterRelation *rel;    /* the stage's relations, then the rebases */
   IterVar *attach_ivar; /* rebased like the leaves */
   Expr **body;          /* op->noutputs bodies, inlined producers substituted */
   int nreads;
-  Tensor **reads;       /* the tensors the body reads, no repeats */
+  Tensor **reads; /* the tensors the body reads, no repeats */
   int npath;
   IterVar **attach_path; /* the loops around this stage's attach point, innermost first */
   const char *scope;     /* the storage scope realize gets; "" for the default */
@@ -85,11 +85,11 @@ typedef struct LStage {
 struct SchedBounds {
   Arena *arena;
   Schedule *sch;
-  LStage *ls;      /* one per stage, same order */
-  PtrMap op_index; /* Operation * -> LStage * */
-  PtrMap dom;      /* IterVar * -> Range * */
-  PtrMap var_set;  /* Var * -> IntSet *: every range in dom, as a set of its variable */
-  PtrMap bind;     /* IterVar * -> the thread IterVar it is bound to */
+  LStage *ls;          /* one per stage, same order */
+  PtrMap op_index;     /* Operation * -> LStage * */
+  PtrMap dom;          /* IterVar * -> Range * */
+  PtrMap var_set;      /* Var * -> IntSet *: every range in dom, as a set of its variable */
+  PtrMap bind;         /* IterVar * -> the thread IterVar it is bound to */
   PtrMap thread_stage; /* thread IterVar * -> the LStage that first gave it a range */
 };
 
@@ -103,8 +103,9 @@ const IterVarAttr *sched_leaf_attr(const LStage *ls, const IterVar *iv);
 Range sched_dom(const SchedBounds *b, const IterVar *iv);
 /* Records iv's range (and its variable's set). */
 void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r);
-/* The root itervars of a compute: its axes, then its reduce axes. */
-int sched_root_ivs(const Operation *op, IterVar **out, int cap);
+/* The root itervars of a compute (its axes, then its reduce axes) in an array in a; their
+ * count in *n. None for a placeholder. */
+IterVar **sched_root_ivs(Arena *a, const Operation *op, int *n);
 
 /* ---- message passing along relations (message_passing.c) ---- */
 

@@ -54,6 +54,7 @@ typedef struct IterVarAttr {
 struct Stage {
   Schedule *sched;
   Operation *op;
+  Operation *origin_op; /* the op the stage was made for; op too until cache/rfactor rewrites */
   bool is_output;
   int nall, nleaf, nrel, nattr;
   IterVar **all_iter_vars;  /* root axes (axis, then reduce_axis), then every derived one */
@@ -63,7 +64,7 @@ struct Stage {
   AttachKind attach;
   Stage *attach_stage; /* ATTACH_SCOPE */
   IterVar *attach_ivar;
-  const char *scope;   /* storage scope; "" infers it (global, or shared/local under threads) */
+  const char *scope; /* storage scope; "" infers it (global, or shared/local under threads) */
   int cap_all, cap_leaf, cap_rel, cap_attr;
 };
 
@@ -94,8 +95,7 @@ bool sched_fail(Schedule *s, const char *fmt, ...) TES_PRINTF(2, 3);
 bool sched_split(Stage *st, IterVar *parent, Expr *factor, Expr *nparts, IterVar **outer,
                  IterVar **inner);
 /* Splits x and y and reorders to (x.outer, y.outer, x.inner, y.inner), returned in that order. */
-bool sched_tile(Stage *st, IterVar *x, IterVar *y, Expr *x_factor, Expr *y_factor,
-                IterVar *out[4]);
+bool sched_tile(Stage *st, IterVar *x, IterVar *y, Expr *x_factor, Expr *y_factor, IterVar *out[4]);
 /* Fuses n >= 1 leaf axes, each directly after the previous in the loop order, left to right:
  * fuse(a, b, c) is a.b.fused.c.fused. One axis fuses to itself. */
 IterVar *sched_fuse(Stage *st, int n, IterVar **axes);

@@ -28,14 +28,12 @@ static void push_ptr(Arena *a, void ***items, int *n, int *cap, void *p) {
   (*items)[(*n)++] = p;
 }
 
-int sched_root_ivs(const Operation *op, IterVar **out, int cap) {
-  if (op->kind != OP_COMPUTE) return 0;
-  int n = 0;
-  for (int i = 0; i < op->naxis; i++)
-    if (n < cap) out[n++] = op->axis[i];
-  for (int i = 0; i < op->nreduce; i++)
-    if (n < cap) out[n++] = op->reduce_axis[i];
-  return op->naxis + op->nreduce;
+IterVar **sched_root_ivs(Arena *a, const Operation *op, int *n) {
+  *n = op->kind == OP_COMPUTE ? op->naxis + op->nreduce : 0;
+  IterVar **roots = arena_alloc(a, (size_t)(*n + 1) * sizeof *roots);
+  for (int i = 0; i < *n; i++)
+    roots[i] = i < op->naxis ? op->axis[i] : op->reduce_axis[i - op->naxis];
+  return roots;
 }
 
 /* ---- create_schedule ---- */
@@ -45,16 +43,14 @@ static Stage *new_stage(Schedule *s, Operation *op) {
   Stage *st = arena_alloc(a, sizeof *st);
   st->sched = s;
   st->op = op;
+  st->origin_op = op;
   st->attach = ATTACH_ROOT;
   st->scope = "";
-  if (op->kind == OP_COMPUTE) {
-    int n = op->naxis + op->nreduce;
-    IterVar **roots = arena_alloc(a, (size_t)(n ? n : 1) * sizeof *roots);
-    sched_root_ivs(op, roots, n);
-    for (int i = 0; i < n; i++) {
-      push_ptr(a, (void ***)&st->all_iter_vars, &st->nall, &st->cap_all, roots[i]);
-      push_ptr(a, (void ***)&st->leaf_iter_vars, &st->nleaf, &st->cap_leaf, roots[i]);
-    }
+  int n;
+  IterVar **roots = sched_root_ivs(a, op, &n);
+  for (int i = 0; i < n; i++) {
+    push_ptr(a, (void ***)&st->all_iter_vars, &st->nall, &st->cap_all, roots[i]);
+    push_ptr(a, (void ***)&st->leaf_iter_vars, &st->nleaf, &st->cap_leaf, roots[i]);
   }
   return st;
 }
@@ -142,8 +138,8 @@ static void add_relation(Stage *st, IterRelation r) {
   Arena *a = st->sched->arena;
   if (st->nrel == st->cap_rel) {
     int ncap = st->cap_rel ? st->cap_rel * 2 : 8;
-    st->relations = arena_realloc(a, st->relations, (size_t)st->cap_rel * sizeof r,
-                                  (size_t)ncap * sizeof r);
+    st->relations =
+        arena_realloc(a, st->relations, (size_t)st->cap_rel * sizeof r, (size_t)ncap * sizeof r);
     st->cap_rel = ncap;
   }
   st->relations[st->nrel++] = r;
@@ -195,8 +191,12 @@ static void do_split(Stage *st, int pos, Expr *factor, Expr *nparts, IterVar **o
   IterVar *p = st->leaf_iter_vars[pos];
   IterVar *o = derived_iv(st, join(a, p->var->name, ".outer", ""), p->var->dtype, p->kind);
   IterVar *i = derived_iv(st, join(a, p->var->name, ".inner", ""), p->var->dtype, p->kind);
-  add_relation(st, (IterRelation){.kind = REL_SPLIT, .parent = p, .outer = o, .inner = i,
-                                  .factor = factor, .nparts = nparts});
+  add_relation(st, (IterRelation){.kind = REL_SPLIT,
+                                  .parent = p,
+                                  .outer = o,
+                                  .inner = i,
+                                  .factor = factor,
+                                  .nparts = nparts});
   add_iv(st, o);
   add_iv(st, i);
   push_ptr(a, (void ***)&st->leaf_iter_vars, &st->nleaf, &st->cap_leaf, NULL);
@@ -224,7 +224,8 @@ bool sched_tile(Stage *st, IterVar *x, IterVar *y, Expr *x_factor, Expr *y_facto
   if (x == y)
     return sched_fail(st->sched, "cannot tile: axis %s of stage %s given twice", nm(x),
                       st->op->name);
-  Expr *xf = split_amount(st, x, x_factor, NULL), *yf = xf ? split_amount(st, y, y_factor, NULL) : NULL;
+  Expr *xf = split_amount(st, x, x_factor, NULL),
+       *yf = xf ? split_amount(st, y, y_factor, NULL) : NULL;
   if (!xf || !yf) return false;
   do_split(st, leaf_pos(st, x, "tile"), xf, NULL, &out[0], &out[2]);
   do_split(st, leaf_pos(st, y, "tile"), yf, NULL, &out[1], &out[3]);
@@ -250,10 +251,11 @@ static int kind_rank(IterVarKind k) {
 
 static IterVar *fuse2(Stage *st, IterVar *outer, IterVar *inner) {
   Arena *a = st->sched->arena;
-  DType t = outer->var->dtype.bits >= inner->var->dtype.bits ? outer->var->dtype : inner->var->dtype;
+  DType t =
+      outer->var->dtype.bits >= inner->var->dtype.bits ? outer->var->dtype : inner->var->dtype;
   IterVarKind k = kind_rank(inner->kind) > kind_rank(outer->kind) ? inner->kind : outer->kind;
-  IterVar *f = derived_iv(st, join(a, outer->var->name, ".", join(a, inner->var->name, ".fused", "")),
-                          t, k);
+  IterVar *f =
+      derived_iv(st, join(a, outer->var->name, ".", join(a, inner->var->name, ".fused", "")), t, k);
   add_relation(st, (IterRelation){.kind = REL_FUSE, .outer = outer, .inner = inner, .fused = f});
   add_iv(st, f);
   int pos = find(st->leaf_iter_vars, st->nleaf, outer);
@@ -414,8 +416,8 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
   if (leaf_pos(st, iv, "bind") < 0) return false;
   if (!thread || (thread->kind != ITER_THREAD && thread->kind != ITER_VTHREAD) ||
       !thread->thread_tag || !*thread->thread_tag)
-    return sched_fail(st->sched, "cannot bind axis %s of stage %s: %s is not a thread axis",
-                      nm(iv), st->op->name, nm(thread));
+    return sched_fail(st->sched, "cannot bind axis %s of stage %s: %s is not a thread axis", nm(iv),
+                      st->op->name, nm(thread));
   if (iv->kind != ITER_DATA_PAR && iv->kind != ITER_REDUCE)
     return sched_fail(st->sched, "cannot bind axis %s of stage %s: it is already a thread axis",
                       nm(iv), st->op->name);
@@ -448,9 +450,9 @@ bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value) {
 /* ---- storage ---- */
 
 static bool known_scope(const char *s) {
-  static const char *const names[] = {"",      "global",        "shared",        "shared.dyn",
-                                      "local", "warp",          "wmma.matrix_a", "wmma.matrix_b",
-                                      "wmma.accumulator"};
+  static const char *const names[] = {
+      "",     "global",        "shared",        "shared.dyn",      "local",
+      "warp", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(s, names[i]) == 0) return true;
   return strncmp(s, "local.", 6) == 0 && s[6];

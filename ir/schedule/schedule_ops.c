@@ -15,13 +15,13 @@ typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_IF } WrapKind;
 
 typedef struct Wrap {
   WrapKind kind;
-  int level;                /* 0 outside every loop, i + 1 inside leaf i, nleaf + 1 the guards */
-  Var *var;                 /* FOR, LET */
-  Expr *min, *extent;       /* FOR; LET's value in min */
+  int level;          /* 0 outside every loop, i + 1 inside leaf i, nleaf + 1 the guards */
+  Var *var;           /* FOR, LET */
+  Expr *min, *extent; /* FOR; LET's value in min */
   ForKind fkind;
-  IterVar *node;            /* ATTR */
+  IterVar *node; /* ATTR */
   const char *key;
-  Expr *value;              /* ATTR; IF's condition */
+  Expr *value; /* ATTR; IF's condition */
 } Wrap;
 
 typedef struct Nest {
@@ -76,8 +76,11 @@ static Expr *as_dtype(Arena *a, Expr *e, DType t) {
 static void pragmas(Nest *n, int level, IterVar *iv, const IterVarAttr *at) {
   for (int k = 0; at && k < at->npragma; k++) {
     Expr *v = at->pragma_values[k] ? at->pragma_values[k] : ir_i32(n->arena, 1);
-    push(n, (Wrap){.kind = WRAP_ATTR, .level = level, .node = iv,
-                   .key = suffixed(n->arena, "pragma_", at->pragma_keys[k]), .value = v});
+    push(n, (Wrap){.kind = WRAP_ATTR,
+                   .level = level,
+                   .node = iv,
+                   .key = suffixed(n->arena, "pragma_", at->pragma_keys[k]),
+                   .value = v});
   }
 }
 
@@ -90,13 +93,21 @@ static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at,
   Var *v = init ? ir_var(a, suffixed(a, iv->var->name, ".init"), iv->var->dtype) : iv->var;
   ForKind k = at ? at->for_kind : FOR_SERIAL;
   if (ir_is_const_int(dom.min, 0)) {
-    push(n, (Wrap){.kind = WRAP_FOR, .level = level, .var = v, .min = dom.min,
-                   .extent = dom.extent, .fkind = k});
+    push(n, (Wrap){.kind = WRAP_FOR,
+                   .level = level,
+                   .var = v,
+                   .min = dom.min,
+                   .extent = dom.extent,
+                   .fkind = k});
     return ir_varref(a, v);
   }
   Var *idx = ir_var(a, suffixed(a, iv->var->name, ".idx"), iv->var->dtype);
-  push(n, (Wrap){.kind = WRAP_FOR, .level = level, .var = idx, .min = sched_const(a, idx->dtype, 0),
-                 .extent = dom.extent, .fkind = k});
+  push(n, (Wrap){.kind = WRAP_FOR,
+                 .level = level,
+                 .var = idx,
+                 .min = sched_const(a, idx->dtype, 0),
+                 .extent = dom.extent,
+                 .fkind = k});
   Expr *value = sched_add(a, dom.min, ir_varref(a, idx));
   push(n, (Wrap){.kind = WRAP_LET, .level = level, .var = v, .min = value});
   return value;
@@ -109,8 +120,11 @@ static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range
   Arena *a = n->arena;
   const char *tag = thread->thread_tag;
   bool virt = strncmp(tag, "vthread", 7) == 0 || strcmp(tag, "cthread") == 0;
-  push(n, (Wrap){.kind = WRAP_ATTR, .level = level, .node = thread,
-                 .key = virt ? "virtual_thread" : "thread_extent", .value = dom.extent});
+  push(n, (Wrap){.kind = WRAP_ATTR,
+                 .level = level,
+                 .node = thread,
+                 .key = virt ? "virtual_thread" : "thread_extent",
+                 .value = dom.extent});
   if (!virt && ir_is_const_int(dom.extent, 1)) return dom.min;
   Expr *v = as_dtype(a, ir_varref(a, thread->var), iv->var->dtype);
   return ir_is_const_int(dom.min, 0) ? v : sched_add(a, v, dom.min);
@@ -130,10 +144,14 @@ static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool ini
     const IterVarAttr *at = sched_leaf_attr(ls, iv);
     IterVar *thread = at && at->bind_thread ? at->bind_thread : iv->thread_tag ? iv : NULL;
     Range dom = sched_dom(b, iv);
-    Expr *v = thread ? thread_loop(n, i + 1, iv, thread, dom) : serial_loop(n, i + 1, iv, at, dom, init);
+    Expr *v =
+        thread ? thread_loop(n, i + 1, iv, thread, dom) : serial_loop(n, i + 1, iv, at, dom, init);
     sched_map_put(values, iv, v);
     if (!init)
-      push(n, (Wrap){.kind = WRAP_ATTR, .level = i + 1, .node = iv, .key = "loop_scope",
+      push(n, (Wrap){.kind = WRAP_ATTR,
+                     .level = i + 1,
+                     .node = iv,
+                     .key = "loop_scope",
                      .value = ir_varref(a, iv->var)});
   }
   sched_pass_up_index(b, ls, values);
@@ -206,7 +224,7 @@ static void reduction(Arena *a, const LStage *ls, Stmt **init, Stmt **update) {
 }
 
 /* The first leaf a reduce axis feeds: loops before it hold the init statement too. */
-static int first_reduce_loop(SchedBounds *b, const LStage *ls, PtrMap *state) {
+static int first_reduce_loop(const LStage *ls, PtrMap *state) {
   const Operation *op = ls->st->op;
   for (int i = 0; i < op->nreduce; i++) sched_map_put(state, op->reduce_axis[i], (void *)2);
   for (int i = 0; i < op->naxis; i++) sched_map_put(state, op->axis[i], (void *)1);
@@ -222,9 +240,10 @@ static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, Ptr
   sched_map_init(&state, a);
   sched_map_init(&skip, a);
   sched_map_init(&init_values, a);
-  int begin = first_reduce_loop(b, ls, &state);
+  int begin = first_reduce_loop(ls, &state);
   for (int i = 0; i < state.cap; i++)
-    if (state.keys[i] && (intptr_t)state.vals[i] == 2) sched_map_put(&skip, state.keys[i], (void *)1);
+    if (state.keys[i] && (intptr_t)state.vals[i] == 2)
+      sched_map_put(&skip, state.keys[i], (void *)1);
   for (int i = 0; i < begin; i++)
     sched_map_put(&init_values, ls->leaf[i], sched_map_get(values, ls->leaf[i]));
   Nest init_nest = {a, 0, 0, NULL};
@@ -292,8 +311,8 @@ static Stmt *inject_stmt(IrMutator *m, Stmt *s) {
 
 typedef struct PostProc {
   IrMutator m;
-  int n;
-  const void *threads[64]; /* thread itervars whose extent attr encloses the current node */
+  int n, cap;
+  const void **threads; /* thread itervars whose extent attr encloses the current node */
 } PostProc;
 
 /* Drops the attach markers, and a thread's extent attr inside another for the same thread (a
@@ -305,7 +324,12 @@ static Stmt *post_stmt(IrMutator *m, Stmt *s) {
     return ir_mutate_children_stmt(m, s);
   for (int i = 0; i < pp->n; i++)
     if (pp->threads[i] == s->u.attr.node) return ir_mutate_stmt(m, s->u.attr.body);
-  TES_ASSERT(pp->n < 64, "thread attrs nested too deep");
+  if (pp->n == pp->cap) {
+    int ncap = pp->cap ? pp->cap * 2 : 8;
+    pp->threads = arena_realloc(m->arena, pp->threads, (size_t)pp->cap * sizeof(void *),
+                                (size_t)ncap * sizeof(void *));
+    pp->cap = ncap;
+  }
   pp->threads[pp->n++] = s->u.attr.node;
   Stmt *r = ir_mutate_children_stmt(m, s);
   pp->n--;
@@ -325,12 +349,13 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
     Injector in = {{a, NULL, inject_stmt}, b, ls, false};
     body = body ? ir_mutate_stmt(&in.m, body) : NULL;
     if (!in.found) {
-      sched_fail(b->sch, "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
+      sched_fail(b->sch,
+                 "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
                  ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
       return NULL;
     }
   }
   if (!body) return ir_seq(a, 0, NULL);
-  PostProc pp = {{a, NULL, post_stmt}, 0, {0}};
+  PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
   return ir_mutate_stmt(&pp.m, body);
 }

@@ -11,14 +11,14 @@
 
 static int passed, failed;
 
-#define CHECK(cond)                                                           \
-  do {                                                                        \
-    if (cond) {                                                               \
-      passed++;                                                               \
-    } else {                                                                  \
-      failed++;                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                         \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      passed++;                                                                                    \
+    } else {                                                                                       \
+      failed++;                                                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+    }                                                                                              \
   } while (0)
 
 /* ---- helpers ---- */
@@ -53,8 +53,10 @@ static char *dump_text(const char *text, size_t len, bool first_expr) {
     fprintf(f, "error %d:%d: %s", p.err.loc.line, p.err.loc.col, p.err.msg);
   } else if (first_expr) {
     NodeList *stmts = &p.unit->root->u.list;
-    if (stmts->n && stmts->items[0]->kind == AST_EXPRSTMT) ast_dump(stmts->items[0]->u.unary.a, f);
-    else fputs("not an expression statement", f);
+    if (stmts->n && stmts->items[0]->kind == AST_EXPRSTMT)
+      ast_dump(stmts->items[0]->u.unary.a, f);
+    else
+      fputs("not an expression statement", f);
   } else {
     ast_dump(p.unit->root, f);
   }
@@ -71,7 +73,8 @@ static bool same(const char *what, const char *got, const char *want, const char
   return false;
 }
 
-static bool dump_is(const char *text, bool first_expr, const char *want, const char *file, int line) {
+static bool dump_is(const char *text, bool first_expr, const char *want, const char *file,
+                    int line) {
   char *got = dump_text(text, strlen(text), first_expr);
   bool ok = same(text, got, want, file, line);
   free(got);
@@ -82,25 +85,27 @@ static bool dump_is(const char *text, bool first_expr, const char *want, const c
 #define EXPR(text, want) CHECK(dump_is(text, true, want, __FILE__, __LINE__))
 #define MOD(text, want) CHECK(dump_is(text, false, want, __FILE__, __LINE__))
 
-static bool error_is(const char *text, size_t len, int line, int col, const char *msg, bool incomplete,
-                     const char *file, int at) {
+static bool error_is(const char *text, size_t len, int line, int col, const char *msg,
+                     bool incomplete, const char *file, int at) {
   Parsed p = parse_n(text, len);
-  bool ok = !p.unit && p.err.loc.line == line && p.err.loc.col == col &&
-            !strcmp(p.err.msg, msg) && p.err.incomplete == incomplete && p.err.loc.src == p.src;
+  bool ok = !p.unit && p.err.loc.line == line && p.err.loc.col == col && !strcmp(p.err.msg, msg) &&
+            p.err.incomplete == incomplete && p.err.loc.src == p.src;
   if (!ok) {
     fprintf(stderr, "%s:%d: error for %s\n  want: %d:%d: %s%s\n", file, at, text, line, col, msg,
             incomplete ? " [incomplete]" : "");
-    if (p.unit) fprintf(stderr, "  got:  no error\n");
-    else fprintf(stderr, "  got:  %d:%d: %s%s\n", p.err.loc.line, p.err.loc.col, p.err.msg,
-                 p.err.incomplete ? " [incomplete]" : "");
+    if (p.unit)
+      fprintf(stderr, "  got:  no error\n");
+    else
+      fprintf(stderr, "  got:  %d:%d: %s%s\n", p.err.loc.line, p.err.loc.col, p.err.msg,
+              p.err.incomplete ? " [incomplete]" : "");
   }
   done(&p);
   return ok;
 }
 
-#define ERR(text, line, col, msg) \
+#define ERR(text, line, col, msg)                                                                  \
   CHECK(error_is(text, strlen(text), line, col, msg, false, __FILE__, __LINE__))
-#define MORE(text, line, col, msg) \
+#define MORE(text, line, col, msg)                                                                 \
   CHECK(error_is(text, strlen(text), line, col, msg, true, __FILE__, __LINE__))
 
 /* The first expression statement's expression, kept alive by *p. */
@@ -156,7 +161,9 @@ static void test_parse_numbers(void) {
 }
 
 static void test_parse_number_errors(void) {
-  ERR("x = 0123", 1, 5, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");
+  ERR("x = 0123", 1, 5,
+      "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
+      "integers");
   ERR("x = 1abc", 1, 5, "invalid decimal literal");
   ERR("x = 1_", 1, 5, "invalid decimal literal");
   ERR("x = 0x", 1, 5, "invalid hexadecimal literal");
@@ -178,7 +185,8 @@ static void test_parse_strings(void) {
   EXPR("'a'\\\n  'b'", "(STR \"ab\")");
   EXPR("('a'\n 'b')", "(STR \"ab\")");
   EXPR("'\\n\\t\\\\\\'\\\"\\r\\a\\b\\f\\v'", "(STR \"\\n\\t\\\\'\\\"\\r\\x07\\x08\\x0c\\x0b\")");
-  EXPR("'\\x41\\u00e9\\U0001F600\\101'", "(STR \"A\xc3\xa9\xf0\x9f\x98\x80" "A\")");
+  EXPR("'\\x41\\u00e9\\U0001F600\\101'", "(STR \"A\xc3\xa9\xf0\x9f\x98\x80"
+                                         "A\")");
   EXPR("'\\xff'", "(STR \"\xc3\xbf\")"); /* a code point, UTF-8 encoded, as Python's str */
   EXPR("'\\q\\d'", "(STR \"\\\\q\\\\d\")");
   EXPR("'a\\\nb'", "(STR \"ab\")");
@@ -212,8 +220,8 @@ static void test_parse_fstrings(void) {
   EXPR("f'x={x}'", "(FSTR (STR \"x=\") (FMTVAL (NAME x)))");
   EXPR("f'{x!r} {y!s}'", "(FSTR (FMTVAL (NAME x) !r) (STR \" \") (FMTVAL (NAME y) !s))");
   EXPR("f'{x:>4}'", "(FSTR (FMTVAL (NAME x) (STR \">4\")))");
-  EXPR("f'{x:{w}.{p}f}'",
-       "(FSTR (FMTVAL (NAME x) (FSTR (FMTVAL (NAME w)) (STR \".\") (FMTVAL (NAME p)) (STR \"f\"))))");
+  EXPR("f'{x:{w}.{p}f}'", "(FSTR (FMTVAL (NAME x) (FSTR (FMTVAL (NAME w)) (STR \".\") (FMTVAL "
+                          "(NAME p)) (STR \"f\"))))");
   EXPR("f'{x!r:<{w}}'", "(FSTR (FMTVAL (NAME x) !r (FSTR (STR \"<\") (FMTVAL (NAME w)))))");
   EXPR("f'{{a}} }} {{'", "(FSTR (STR \"{a} } {\"))");
   EXPR("f'{x:>4}}}'", "(FSTR (FMTVAL (NAME x) (STR \">4\")) (STR \"}\"))");
@@ -274,7 +282,8 @@ static void test_parse_precedence(void) {
   EXPR("+-~x", "(UNARY + (UNARY - (UNARY ~ (NAME x))))");
   EXPR("-x.y[1]()", "(UNARY - (CALL (SUBSCRIPT (ATTR (NAME x) y) (INT 1))))");
   EXPR("a if b else c if d else e", "(IFEXP (NAME b) (NAME a) (IFEXP (NAME d) (NAME c) (NAME e)))");
-  EXPR("a or b if c and d else e", "(IFEXP (AND (NAME c) (NAME d)) (OR (NAME a) (NAME b)) (NAME e))");
+  EXPR("a or b if c and d else e",
+       "(IFEXP (AND (NAME c) (NAME d)) (OR (NAME a) (NAME b)) (NAME e))");
   EXPR("lambda: a if b else c", "(LAMBDA (PARAMS) (IFEXP (NAME b) (NAME a) (NAME c)))");
   EXPR("(a + b) * c", "(BINOP * (BINOP + (NAME a) (NAME b)) (NAME c))");
 }
@@ -290,7 +299,8 @@ static void test_parse_compare(void) {
 
 static void test_parse_primaries(void) {
   EXPR("f()", "(CALL (NAME f))");
-  EXPR("f(a, b=1, *c, **d)", "(CALL (NAME f) (NAME a) (KEYWORD b (INT 1)) (STARRED (NAME c)) (KEYWORD ** (NAME d)))");
+  EXPR("f(a, b=1, *c, **d)",
+       "(CALL (NAME f) (NAME a) (KEYWORD b (INT 1)) (STARRED (NAME c)) (KEYWORD ** (NAME d)))");
   EXPR("f(*a, b, *c, k=1, *d, **e, z=2)",
        "(CALL (NAME f) (STARRED (NAME a)) (NAME b) (STARRED (NAME c)) (KEYWORD k (INT 1)) "
        "(STARRED (NAME d)) (KEYWORD ** (NAME e)) (KEYWORD z (INT 2)))");
@@ -326,12 +336,14 @@ static void test_parse_displays(void) {
   EXPR("{}", "(DICT)");
   EXPR("{'a': 1, b: [2],}", "(DICT (STR \"a\") (INT 1) (NAME b) (LIST (INT 2)))");
   EXPR("[x*y for x in a if x > 0 for y in b if y if z]",
-       "(LISTCOMP (BINOP * (NAME x) (NAME y)) (COMPFOR (NAME x) (NAME a) (COMPARE (NAME x) > (INT 0))) "
+       "(LISTCOMP (BINOP * (NAME x) (NAME y)) (COMPFOR (NAME x) (NAME a) (COMPARE (NAME x) > (INT "
+       "0))) "
        "(COMPFOR (NAME y) (NAME b) (NAME y) (NAME z)))");
   EXPR("[a for a, b in c]", "(LISTCOMP (NAME a) (COMPFOR (TUPLE (NAME a) (NAME b)) (NAME c)))");
-  EXPR("[a if b else c for d in e]", "(LISTCOMP (IFEXP (NAME b) (NAME a) (NAME c)) (COMPFOR (NAME d) (NAME e)))");
-  EXPR("{k: v for k, v in d.items() if v}",
-       "(DICTCOMP (NAME k) (NAME v) (COMPFOR (TUPLE (NAME k) (NAME v)) (CALL (ATTR (NAME d) items)) (NAME v)))");
+  EXPR("[a if b else c for d in e]",
+       "(LISTCOMP (IFEXP (NAME b) (NAME a) (NAME c)) (COMPFOR (NAME d) (NAME e)))");
+  EXPR("{k: v for k, v in d.items() if v}", "(DICTCOMP (NAME k) (NAME v) (COMPFOR (TUPLE (NAME k) "
+                                            "(NAME v)) (CALL (ATTR (NAME d) items)) (NAME v)))");
   EXPR("[[y for y in x] for x in z]",
        "(LISTCOMP (LISTCOMP (NAME y) (COMPFOR (NAME y) (NAME x))) (COMPFOR (NAME x) (NAME z)))");
 }
@@ -343,7 +355,8 @@ static void test_parse_lambdas(void) {
   EXPR("lambda *i: i", "(LAMBDA (PARAMS *i) (NAME i))");
   EXPR("lambda *, k: k", "(LAMBDA (PARAMS * k) (NAME k))");
   EXPR("lambda x,: x", "(LAMBDA (PARAMS x) (NAME x))");
-  EXPR("lambda x: lambda y: x + y", "(LAMBDA (PARAMS x) (LAMBDA (PARAMS y) (BINOP + (NAME x) (NAME y))))");
+  EXPR("lambda x: lambda y: x + y",
+       "(LAMBDA (PARAMS x) (LAMBDA (PARAMS y) (BINOP + (NAME x) (NAME y))))");
   Parsed p;
   Node *n = first_expr(&p, "lambda a, *b, c=1, **d: 0");
   CHECK(n && n->kind == AST_LAMBDA && n->u.def->nparams == 4 && n->u.def->body.n == 0);
@@ -367,9 +380,11 @@ static void test_parse_assignments(void) {
   MOD("[a, [b]] = d", "(MODULE\n  (ASSIGN (LIST (NAME a) (LIST (NAME b))) (NAME d)))");
   MOD("a, = x", "(MODULE\n  (ASSIGN (TUPLE (NAME a)) (NAME x)))");
   MOD("a, *b = x", "(MODULE\n  (ASSIGN (TUPLE (NAME a) (STARRED (NAME b))) (NAME x)))");
-  MOD("x.y = z[0] = 1", "(MODULE\n  (ASSIGN (ATTR (NAME x) y) (SUBSCRIPT (NAME z) (INT 0)) (INT 1)))");
+  MOD("x.y = z[0] = 1",
+      "(MODULE\n  (ASSIGN (ATTR (NAME x) y) (SUBSCRIPT (NAME z) (INT 0)) (INT 1)))");
   MOD("x = *a, b", "(MODULE\n  (ASSIGN (NAME x) (TUPLE (STARRED (NAME a)) (NAME b))))");
-  MOD("x += 1\nx -= 1\nx *= 1\nx /= 1\nx //= 1\nx %= 1\nx **= 1\nx @= 1\nx <<= 1\nx >>= 1\nx &= 1\nx |= 1\nx ^= 1",
+  MOD("x += 1\nx -= 1\nx *= 1\nx /= 1\nx //= 1\nx %= 1\nx **= 1\nx @= 1\nx <<= 1\nx >>= 1\nx &= "
+      "1\nx |= 1\nx ^= 1",
       "(MODULE\n  (AUGASSIGN += (NAME x) (INT 1))\n  (AUGASSIGN -= (NAME x) (INT 1))\n"
       "  (AUGASSIGN *= (NAME x) (INT 1))\n  (AUGASSIGN /= (NAME x) (INT 1))\n"
       "  (AUGASSIGN //= (NAME x) (INT 1))\n  (AUGASSIGN %= (NAME x) (INT 1))\n"
@@ -378,7 +393,7 @@ static void test_parse_assignments(void) {
       "  (AUGASSIGN &= (NAME x) (INT 1))\n  (AUGASSIGN |= (NAME x) (INT 1))\n"
       "  (AUGASSIGN ^= (NAME x) (INT 1)))");
   MOD("a.b += 1; c[0] -= 2,", "(MODULE\n  (AUGASSIGN += (ATTR (NAME a) b) (INT 1))\n"
-      "  (AUGASSIGN -= (SUBSCRIPT (NAME c) (INT 0)) (TUPLE (INT 2))))");
+                              "  (AUGASSIGN -= (SUBSCRIPT (NAME c) (INT 0)) (TUPLE (INT 2))))");
 }
 
 static void test_parse_target_errors(void) {
@@ -413,7 +428,8 @@ static void test_parse_compound(void) {
   MOD("if a:\n  b\nelif c:\n  d\nelif e: f\nelse:\n  g",
       "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b))\n    (else\n      (IF (NAME c)\n"
       "        (EXPRSTMT (NAME d))\n        (else\n          (IF (NAME e)\n"
-      "            (EXPRSTMT (NAME f))\n            (else\n              (EXPRSTMT (NAME g)))))))))");
+      "            (EXPRSTMT (NAME f))\n            (else\n              (EXPRSTMT (NAME "
+      "g)))))))))");
   MOD("for i, x in enumerate(y):\n    continue\nelse:\n    pass",
       "(MODULE\n  (FOR (TUPLE (NAME i) (NAME x)) (CALL (NAME enumerate) (NAME y))\n    (CONTINUE)\n"
       "    (else\n      (PASS))))");
@@ -424,19 +440,24 @@ static void test_parse_compound(void) {
   MOD("def f(a, b=1, *args, k=2, **kw):\n    return a\ndef g(): return\ndef h(*, k): pass",
       "(MODULE\n  (DEF f (PARAMS a b=(INT 1) *args k=(INT 2) **kw)\n    (RETURN (NAME a)))\n"
       "  (DEF g (PARAMS)\n    (RETURN))\n  (DEF h (PARAMS * k)\n    (PASS)))");
-  MOD("try:\n  x\nexcept (A, B) as e:\n  y\nexcept C:\n  z\nexcept:\n  raise\nelse:\n  w\nfinally:\n  v",
+  MOD("try:\n  x\nexcept (A, B) as e:\n  y\nexcept C:\n  z\nexcept:\n  raise\nelse:\n  "
+      "w\nfinally:\n  v",
       "(MODULE\n  (TRY\n    (EXPRSTMT (NAME x))\n    (EXCEPT (TUPLE (NAME A) (NAME B)) as e\n"
       "      (EXPRSTMT (NAME y)))\n    (EXCEPT (NAME C)\n      (EXPRSTMT (NAME z)))\n"
       "    (EXCEPT\n      (RAISE))\n    (else\n      (EXPRSTMT (NAME w)))\n"
       "    (finally\n      (EXPRSTMT (NAME v)))))");
-  MOD("try: x\nfinally: y", "(MODULE\n  (TRY\n    (EXPRSTMT (NAME x))\n    (finally\n      (EXPRSTMT (NAME y)))))");
+  MOD("try: x\nfinally: y",
+      "(MODULE\n  (TRY\n    (EXPRSTMT (NAME x))\n    (finally\n      (EXPRSTMT (NAME y)))))");
   MOD("with a as b, c, d as (e, f): pass",
       "(MODULE\n  (WITH (NAME a) as (NAME b)\n    (WITH (NAME c)\n"
       "      (WITH (NAME d) as (TUPLE (NAME e) (NAME f))\n        (PASS)))))");
-  MOD("with (a, b()):\n  pass", "(MODULE\n  (WITH (NAME a)\n    (WITH (CALL (NAME b))\n      (PASS))))");
-  MOD("with (a, b) as c: pass", "(MODULE\n  (WITH (TUPLE (NAME a) (NAME b)) as (NAME c)\n    (PASS)))");
+  MOD("with (a, b()):\n  pass",
+      "(MODULE\n  (WITH (NAME a)\n    (WITH (CALL (NAME b))\n      (PASS))))");
+  MOD("with (a, b) as c: pass",
+      "(MODULE\n  (WITH (TUPLE (NAME a) (NAME b)) as (NAME c)\n    (PASS)))");
   MOD("with tvm.transform.PassContext(opt_level=3):\n    f = build()",
-      "(MODULE\n  (WITH (CALL (ATTR (ATTR (NAME tvm) transform) PassContext) (KEYWORD opt_level (INT 3)))\n"
+      "(MODULE\n  (WITH (CALL (ATTR (ATTR (NAME tvm) transform) PassContext) (KEYWORD opt_level "
+      "(INT 3)))\n"
       "    (ASSIGN (NAME f) (CALL (NAME build)))))");
 }
 
@@ -446,9 +467,11 @@ static void test_parse_simple_statements(void) {
   MOD("import a.b.c as d, e", "(MODULE\n  (IMPORT (a.b.c as d) e))");
   MOD("from a.b import c as d, e", "(MODULE\n  (FROMIMPORT a.b (c as d) e))");
   MOD("from tvm import (te,\n  topi,)", "(MODULE\n  (FROMIMPORT tvm te topi))");
-  MOD("from __future__ import print_function", "(MODULE\n  (FROMIMPORT __future__ print_function))");
+  MOD("from __future__ import print_function",
+      "(MODULE\n  (FROMIMPORT __future__ print_function))");
   MOD("global a, b", "(MODULE\n  (GLOBAL a b))");
-  MOD("del a, b[0], c.d", "(MODULE\n  (DEL (NAME a) (SUBSCRIPT (NAME b) (INT 0)) (ATTR (NAME c) d)))");
+  MOD("del a, b[0], c.d",
+      "(MODULE\n  (DEL (NAME a) (SUBSCRIPT (NAME b) (INT 0)) (ATTR (NAME c) d)))");
   MOD("del (a, b)", "(MODULE\n  (DEL (TUPLE (NAME a) (NAME b))))");
   MOD("del a,", "(MODULE\n  (DEL (NAME a)))");
   MOD("assert x", "(MODULE\n  (ASSERT (NAME x)))");
@@ -477,32 +500,49 @@ static void test_parse_indentation(void) {
   MOD("#!/usr/bin/env tes\nx = 1\n", "(MODULE\n  (ASSIGN (NAME x) (INT 1)))");
   MOD("\xEF\xBB\xBFx = 1", "(MODULE\n  (ASSIGN (NAME x) (INT 1)))");
   MOD("if a:\n    if b:\n        c\n\n  # comment at another column\n    d\ne",
-      "(MODULE\n  (IF (NAME a)\n    (IF (NAME b)\n      (EXPRSTMT (NAME c)))\n    (EXPRSTMT (NAME d)))\n"
+      "(MODULE\n  (IF (NAME a)\n    (IF (NAME b)\n      (EXPRSTMT (NAME c)))\n    (EXPRSTMT (NAME "
+      "d)))\n"
       "  (EXPRSTMT (NAME e)))");
-  MOD("if a:\n\tb\n\tif c:\n\t\td\n", "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b))\n    (IF (NAME c)\n      (EXPRSTMT (NAME d)))))");
-  MOD("if a:\r\n  b\r\nc\r\n", "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b)))\n  (EXPRSTMT (NAME c)))");
-  MOD("x = [1,\n2,\n     3]\ny = (\n  4)", "(MODULE\n  (ASSIGN (NAME x) (LIST (INT 1) (INT 2) (INT 3)))\n  (ASSIGN (NAME y) (INT 4)))");
+  MOD("if a:\n\tb\n\tif c:\n\t\td\n", "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b))\n    (IF "
+                                      "(NAME c)\n      (EXPRSTMT (NAME d)))))");
+  MOD("if a:\r\n  b\r\nc\r\n",
+      "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b)))\n  (EXPRSTMT (NAME c)))");
+  MOD("x = [1,\n2,\n     3]\ny = (\n  4)",
+      "(MODULE\n  (ASSIGN (NAME x) (LIST (INT 1) (INT 2) (INT 3)))\n  (ASSIGN (NAME y) (INT 4)))");
   MOD("x = 1 + \\\n  2\nif x and \\\n   y:\n  pass",
-      "(MODULE\n  (ASSIGN (NAME x) (BINOP + (INT 1) (INT 2)))\n  (IF (AND (NAME x) (NAME y))\n    (PASS)))");
+      "(MODULE\n  (ASSIGN (NAME x) (BINOP + (INT 1) (INT 2)))\n  (IF (AND (NAME x) (NAME y))\n    "
+      "(PASS)))");
   MOD("def f():\n    '''doc\n\nstring'''\n    return 1",
-      "(MODULE\n  (DEF f (PARAMS)\n    (EXPRSTMT (STR \"doc\\n\\nstring\"))\n    (RETURN (INT 1))))");
-  MOD("if a:\n        b\nc", "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b)))\n  (EXPRSTMT (NAME c)))");
-  MOD("if a:\n  if b:\n    if c:\n      d", "(MODULE\n  (IF (NAME a)\n    (IF (NAME b)\n      (IF (NAME c)\n        (EXPRSTMT (NAME d))))))");
-  MOD("x = {'a': 1, # comment\n     'b': 2}", "(MODULE\n  (ASSIGN (NAME x) (DICT (STR \"a\") (INT 1) (STR \"b\") (INT 2))))");
+      "(MODULE\n  (DEF f (PARAMS)\n    (EXPRSTMT (STR \"doc\\n\\nstring\"))\n    (RETURN (INT "
+      "1))))");
+  MOD("if a:\n        b\nc",
+      "(MODULE\n  (IF (NAME a)\n    (EXPRSTMT (NAME b)))\n  (EXPRSTMT (NAME c)))");
+  MOD("if a:\n  if b:\n    if c:\n      d", "(MODULE\n  (IF (NAME a)\n    (IF (NAME b)\n      (IF "
+                                            "(NAME c)\n        (EXPRSTMT (NAME d))))))");
+  MOD("x = {'a': 1, # comment\n     'b': 2}",
+      "(MODULE\n  (ASSIGN (NAME x) (DICT (STR \"a\") (INT 1) (STR \"b\") (INT 2))))");
 }
 
 static void test_parse_indentation_errors(void) {
   ERR("x = 1\n    y = 2", 2, 5, "unexpected indent");
   ERR("  x = 1", 1, 3, "unexpected indent");
-  ERR("if True:\n        a = 1\n    b = 2\n", 3, 5, "unindent does not match any outer indentation level");
-  ERR("if True:\n\tx = 1\n        y = 2\n", 3, 9, "inconsistent use of tabs and spaces in indentation");
-  ERR("if True:\n        x = 1\n\ty = 2\n", 3, 2, "inconsistent use of tabs and spaces in indentation");
+  ERR("if True:\n        a = 1\n    b = 2\n", 3, 5,
+      "unindent does not match any outer indentation level");
+  ERR("if True:\n\tx = 1\n        y = 2\n", 3, 9,
+      "inconsistent use of tabs and spaces in indentation");
+  ERR("if True:\n        x = 1\n\ty = 2\n", 3, 2,
+      "inconsistent use of tabs and spaces in indentation");
   ERR("if x:\ny", 2, 1, "expected an indented block after 'if' statement on line 1");
-  ERR("if a: pass\nelif b:\nif c: pass", 3, 1, "expected an indented block after 'elif' statement on line 2");
-  ERR("def f(x):\nreturn x", 2, 1, "expected an indented block after function definition on line 1");
-  ERR("with a:\n\tpass\nwhile b:\nx", 4, 1, "expected an indented block after 'while' statement on line 3");
-  ERR("for x in y:\n# c\n\nz = 1\n", 4, 1, "expected an indented block after 'for' statement on line 1");
-  ERR("try:\n  x\nexcept E:\n  y\nfinally:\nz", 6, 1, "expected an indented block after 'finally' statement on line 5");
+  ERR("if a: pass\nelif b:\nif c: pass", 3, 1,
+      "expected an indented block after 'elif' statement on line 2");
+  ERR("def f(x):\nreturn x", 2, 1,
+      "expected an indented block after function definition on line 1");
+  ERR("with a:\n\tpass\nwhile b:\nx", 4, 1,
+      "expected an indented block after 'while' statement on line 3");
+  ERR("for x in y:\n# c\n\nz = 1\n", 4, 1,
+      "expected an indented block after 'for' statement on line 1");
+  ERR("try:\n  x\nexcept E:\n  y\nfinally:\nz", 6, 1,
+      "expected an indented block after 'finally' statement on line 5");
 }
 
 /* ---- syntax errors and the incomplete flag ---- */
@@ -542,7 +582,8 @@ static void test_parse_errors(void) {
   ERR("from .. import x", 1, 6, "relative imports are not supported");
   ERR("x = {1, 2}", 1, 5, "not supported yet: set displays");
   ERR("x = {i for i in y}", 1, 5, "not supported yet: set comprehensions");
-  ERR("x = (i for i in y)", 1, 5, "not supported yet: generator expressions (use a list comprehension)");
+  ERR("x = (i for i in y)", 1, 5,
+      "not supported yet: generator expressions (use a list comprehension)");
   ERR("x[...]", 1, 3, "not supported yet: '...' (Ellipsis)");
   ERR("def f(a=1, b): pass", 1, 12, "non-default argument follows default argument");
   ERR("def f(a, b, a): pass", 1, 13, "duplicate argument 'a' in function definition");
@@ -558,7 +599,8 @@ static void test_parse_errors(void) {
   ERR("f(x+1=2)", 1, 3, "expression cannot contain assignment, perhaps you meant \"==\"?");
   ERR("f(x for x in y, 1)", 1, 15, "invalid syntax: unexpected ','");
   ERR("x = \\ y", 1, 5, "unexpected character after line continuation character");
-  CHECK(error_is("x = 1\0", 6, 1, 6, "source code cannot contain null bytes", false, __FILE__, __LINE__));
+  CHECK(error_is("x = 1\0", 6, 1, 6, "source code cannot contain null bytes", false, __FILE__,
+                 __LINE__));
 }
 
 /* At the end of the input an error points just past the last token, as Python's does, so the
@@ -571,7 +613,8 @@ static void test_parse_incomplete(void) {
   MORE("if x:\n", 1, 6, "expected an indented block after 'if' statement on line 1");
   MORE("if x:\n\n# c\n", 1, 6, "expected an indented block after 'if' statement on line 1");
   MORE("def f():\n  if y:\n", 2, 8, "expected an indented block after 'if' statement on line 2");
-  MORE("if x:\n  pass\nelse:\n", 3, 6, "expected an indented block after 'else' statement on line 3");
+  MORE("if x:\n  pass\nelse:\n", 3, 6,
+       "expected an indented block after 'else' statement on line 3");
   MORE("for i in range(3):", 1, 19, "expected an indented block after 'for' statement on line 1");
   MORE("s = '''abc\n", 1, 5, "unterminated triple-quoted string literal");
   MORE("s = f\"\"\"{x}\n", 1, 5, "unterminated triple-quoted string literal");
@@ -628,8 +671,11 @@ static void test_parse_limits(void) {
     for (int i = 0; i < levels; i++) o += sprintf(o, "%*sif x:\n", i, "");
     sprintf(o, "%*spass\n", levels, "");
     p = parse(buf);
-    if (levels == 100) CHECK(p.unit != NULL);
-    else CHECK(!p.unit && !strcmp(p.err.msg, "too many levels of indentation") && p.err.loc.line == 102);
+    if (levels == 100)
+      CHECK(p.unit != NULL);
+    else
+      CHECK(!p.unit && !strcmp(p.err.msg, "too many levels of indentation") &&
+            p.err.loc.line == 102);
     done(&p);
   }
 }
@@ -753,8 +799,10 @@ static void test_parse_sources(void) {
 }
 
 static void test_parse_dump_statements(void) {
-  MOD("def f(x):\n  if x:\n    return [y for y in x]\n  else:\n    pass\n  while 1:\n    break\nf(1)",
-      "(MODULE\n  (DEF f (PARAMS x)\n    (IF (NAME x)\n      (RETURN (LISTCOMP (NAME y) (COMPFOR (NAME y) (NAME x))))\n"
+  MOD("def f(x):\n  if x:\n    return [y for y in x]\n  else:\n    pass\n  while 1:\n    "
+      "break\nf(1)",
+      "(MODULE\n  (DEF f (PARAMS x)\n    (IF (NAME x)\n      (RETURN (LISTCOMP (NAME y) (COMPFOR "
+      "(NAME y) (NAME x))))\n"
       "      (else\n        (PASS)))\n    (WHILE (INT 1)\n      (BREAK)))\n"
       "  (EXPRSTMT (CALL (NAME f) (INT 1))))");
 }

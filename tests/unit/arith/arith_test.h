@@ -43,7 +43,7 @@ static Analyzer *AN;
 static struct {
   const char *name;
   Var *var;
-} vars[64];
+} vars[512];
 static int nvars;
 
 HELPER void world_reset(void) {
@@ -56,7 +56,7 @@ HELPER void world_reset(void) {
 HELPER Var *var_t(const char *name, DType t) {
   for (int i = 0; i < nvars; i++)
     if (!strcmp(vars[i].name, name)) return vars[i].var;
-  if (nvars == 64) abort();
+  if (nvars == 512) abort();
   Var *v = ir_var(&A, name, t);
   vars[nvars].name = v->name;
   vars[nvars++].var = v;

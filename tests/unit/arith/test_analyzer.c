@@ -253,6 +253,35 @@ static Expr *gen_bool(int depth) {
   return ir_binary(&A, r == 8 ? EXPR_AND : EXPR_OR, gen_bool(depth - 1), gen_bool(depth - 1));
 }
 
+/* An affine index the way lowering writes them: sum of var*scale and a constant, often
+ * divided or taken modulo a constant, compared with constants, joined by && and ||. */
+static Expr *gen_affine(void) {
+  static const int64_t scales[] = {1, 1, 2, 3, 4, 8, 16, 32, -1, -2};
+  Expr *e = NULL;
+  for (int n = (int)rnd_in(1, 3); n > 0; n--) {
+    Expr *t = ir_varref(&A, rv[rnd() % NSPEC]);
+    int64_t k = pick(scales, sizeof scales / sizeof scales[0]);
+    if (k != 1) t = ir_binary(&A, EXPR_MUL, t, C(k));
+    e = e ? ir_binary(&A, rnd() % 4 ? EXPR_ADD : EXPR_SUB, e, t) : t;
+  }
+  if (rnd() % 2) e = ir_binary(&A, EXPR_ADD, e, C(rnd_in(-40, 40)));
+  unsigned r = (unsigned)(rnd() % 6);
+  if (r < 3) return e;
+  static const ExprKind divs[] = {EXPR_FLOORDIV, EXPR_FLOORMOD, EXPR_DIV};
+  return ir_binary(&A, divs[r - 3], e, C(pick((const int64_t[]){2, 4, 8, 16, 32, 3, 5}, 7)));
+}
+
+static Expr *gen_affine_cond(int depth) {
+  if (depth <= 0 || rnd() % 3 == 0) {
+    static const ExprKind cmps[] = {EXPR_LT, EXPR_LE, EXPR_GT, EXPR_GE, EXPR_EQ, EXPR_NE};
+    Expr *rhs = rnd() % 3 ? C(rnd_in(-20, 60)) : gen_affine();
+    return ir_binary(&A, cmps[rnd() % 6], gen_affine(), rhs);
+  }
+  if (rnd() % 5 == 0) return ir_not(&A, gen_affine_cond(depth - 1));
+  return ir_binary(&A, rnd() % 2 ? EXPR_AND : EXPR_OR, gen_affine_cond(depth - 1),
+                   gen_affine_cond(depth - 1));
+}
+
 static void random_point(Env *env) {
   env->n = NSPEC;
   for (int i = 0; i < NSPEC; i++) {
@@ -301,9 +330,18 @@ static void random_world(DType t) {
   }
 }
 
+static Expr *gen_any(int k, int depth) {
+  switch (k % 5) {
+  case 0: case 1: return gen_int(depth);
+  case 2: return gen_bool(depth);
+  case 3: return gen_affine();
+  default: return gen_affine_cond(depth - 1);
+  }
+}
+
 static void run_random(int n, int depth, Expr *where) {
   for (int k = 0; k < n; k++) {
-    Expr *e = k % 3 == 2 ? gen_bool(depth) : gen_int(depth);
+    Expr *e = gen_any(k, depth);
     check_same_values(arith_simplify, "simplify", e, where);
     check_same_values(arith_rewrite_simplify, "rewrite", e, where);
     check_same_values(arith_canonical_simplify, "canonical", e, where);
@@ -315,7 +353,7 @@ static void run_random(int n, int depth, Expr *where) {
 
 static void test_analyzer_random(void) {
   random_world(DT_I32);
-  run_random(3000, 4, NULL);
+  run_random(4000, 4, NULL);
   run_random(1000, 6, NULL);
   /* under a constraint, only points that satisfy it count */
   Expr *where = ir_binary(&A, EXPR_AND, ir_binary(&A, EXPR_LT, ir_varref(&A, rv[0]), C(6)),
@@ -328,6 +366,9 @@ static void test_analyzer_random(void) {
 }
 
 int main(void) {
+  /* the seed is fixed; ARITH_SEED explores others */
+  const char *seed = getenv("ARITH_SEED");
+  if (seed) rng_state = strtoull(seed, NULL, 10) * 2654435761u + 1;
   test_analyzer_split_forms();
   test_analyzer_likely();
   test_analyzer_bounds_fold();

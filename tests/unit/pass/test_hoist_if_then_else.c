@@ -22,44 +22,41 @@ static void test_hoist_if_then_else_tile(void) {
   Expr *row = likely(lt(add(mul(V(io), I(10)), V(ii)), V(m)));
   Expr *col = likely(lt(add(mul(V(jo), I(5)), V(ji)), V(m)));
   Stmt *s = loop(io, loop(jo, loop(ii, loop(ji, when(row, when(col, store(F(1))))))));
-  CHECK_TEXT(ps(hoist(s)),
-             "for (io: int32, 0, 4) {\n"
-             "  for (jo: int32, 0, 4) {\n"
-             "    for (ii: int32, 0, 4) {\n"
-             "      if @tir.likely((((io*10) + ii) < m), dtype=bool) {\n"
-             "        for (ji: int32, 0, 4) {\n"
-             "          if @tir.likely((((jo*5) + ji) < m), dtype=bool) {\n"
-             "            B[0] = 1f32\n"
-             "          }\n"
-             "        }\n"
-             "      }\n"
-             "    }\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(ps(hoist(s)), "for (io: int32, 0, 4) {\n"
+                           "  for (jo: int32, 0, 4) {\n"
+                           "    for (ii: int32, 0, 4) {\n"
+                           "      if @tir.likely((((io*10) + ii) < m), dtype=bool) {\n"
+                           "        for (ji: int32, 0, 4) {\n"
+                           "          if @tir.likely((((jo*5) + ji) < m), dtype=bool) {\n"
+                           "            B[0] = 1f32\n"
+                           "          }\n"
+                           "        }\n"
+                           "      }\n"
+                           "    }\n"
+                           "  }\n"
+                           "}\n");
   /* a guard on the outermost loop alone goes right inside it */
   Stmt *t = loop(io, loop(jo, when(lt(V(io), V(m)), store(F(1)))));
-  CHECK_TEXT(ps(hoist(t)),
-             "for (io: int32, 0, 4) {\n"
-             "  if (io < m) {\n"
-             "    for (jo: int32, 0, 4) {\n"
-             "      B[0] = 1f32\n"
-             "    }\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(ps(hoist(t)), "for (io: int32, 0, 4) {\n"
+                           "  if (io < m) {\n"
+                           "    for (jo: int32, 0, 4) {\n"
+                           "      B[0] = 1f32\n"
+                           "    }\n"
+                           "  }\n"
+                           "}\n");
 }
 
 static void test_hoist_if_then_else_else(void) {
   Stmt *s = loop(ii, ir_if(&A, lt(V(m), I(3)), store(F(1)), store(F(2))));
-  CHECK_TEXT(ps(hoist(s)),
-             "if (m < 3) {\n"
-             "  for (ii: int32, 0, 4) {\n"
-             "    B[0] = 1f32\n"
-             "  }\n"
-             "} else {\n"
-             "  for (ii, 0, 4) {\n"
-             "    B[0] = 2f32\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(ps(hoist(s)), "if (m < 3) {\n"
+                           "  for (ii: int32, 0, 4) {\n"
+                           "    B[0] = 1f32\n"
+                           "  }\n"
+                           "} else {\n"
+                           "  for (ii, 0, 4) {\n"
+                           "    B[0] = 2f32\n"
+                           "  }\n"
+                           "}\n");
 }
 
 static void test_hoist_if_then_else_stays(void) {

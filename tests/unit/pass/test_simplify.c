@@ -8,7 +8,8 @@ static Buffer *buf_a, *buf_b;
 
 static Buffer *buffer(const char *name) {
   Buffer *b = arena_alloc(&A, sizeof *b);
-  *b = (Buffer){.name = name, .data = ir_var(&A, name, DT_HANDLE64), .dtype = DT_F32, .scope = "global"};
+  *b = (Buffer){
+      .name = name, .data = ir_var(&A, name, DT_HANDLE64), .dtype = DT_F32, .scope = "global"};
   return b;
 }
 
@@ -36,7 +37,8 @@ static void test_simplify_indices(void) {
 
 static void test_simplify_conditions(void) {
   /* the loop proves its own bound */
-  Stmt *guarded = loop(i, I(10), ir_if(&A, likely(lt(V(i), I(10))), store(buf_b, V(i), F(1)), NULL));
+  Stmt *guarded =
+      loop(i, I(10), ir_if(&A, likely(lt(V(i), I(10))), store(buf_b, V(i), F(1)), NULL));
   CHECK_TEXT(ps(simplify(guarded)), "for (i: int32, 0, 10) {\n  B[i] = 1f32\n}\n");
   /* ... but not a bound it does not know */
   Stmt *open = loop(i, V(m), ir_if(&A, likely(lt(V(i), I(10))), store(buf_b, V(i), F(1)), NULL));
@@ -44,12 +46,11 @@ static void test_simplify_conditions(void) {
   /* a condition holds in its branch */
   Stmt *inner = ir_if(&A, lt(V(i), V(m)), store(buf_b, V(i), F(2)), NULL);
   Stmt *outer = ir_if(&A, likely(lt(V(i), V(m))), inner, store(buf_b, V(i), F(3)));
-  CHECK_TEXT(ps(simplify(outer)),
-             "if @tir.likely((i < m), dtype=bool) {\n"
-             "  B[i] = 2f32\n"
-             "} else {\n"
-             "  B[i] = 3f32\n"
-             "}\n");
+  CHECK_TEXT(ps(simplify(outer)), "if @tir.likely((i < m), dtype=bool) {\n"
+                                  "  B[i] = 2f32\n"
+                                  "} else {\n"
+                                  "  B[i] = 3f32\n"
+                                  "}\n");
   /* constant conditions pick their branch */
   Stmt *no = ir_if(&A, lt(I(3), I(2)), store(buf_b, V(i), F(2)), store(buf_b, V(i), F(3)));
   CHECK_TEXT(ps(simplify(no)), "B[i] = 3f32\n");
@@ -72,8 +73,9 @@ static void test_simplify_lets_and_stores(void) {
   Stmt *kept = ir_let_stmt(&A, y, mul(V(i), V(m)), store(buf_b, add(V(y), I(0)), F(1)));
   CHECK_TEXT(ps(simplify(kept)), "let y: int32 = (i*m)\nB[y] = 1f32\n");
   /* A[i] = A[i] does nothing */
-  CHECK_TEXT(ps(simplify(loop(i, V(m), store(buf_a, sub(add(V(i), I(1)), I(1)), load(buf_a, V(i)))))),
-             "for (i: int32, 0, m) {\n}\n");
+  CHECK_TEXT(
+      ps(simplify(loop(i, V(m), store(buf_a, sub(add(V(i), I(1)), I(1)), load(buf_a, V(i)))))),
+      "for (i: int32, 0, m) {\n}\n");
 }
 
 int main(void) {

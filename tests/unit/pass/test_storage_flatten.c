@@ -9,8 +9,12 @@ static Buffer *buf_a, *buf_b;
 
 static Buffer *buffer(Tensor *t) {
   Buffer *b = arena_alloc(&A, sizeof *b);
-  *b = (Buffer){.name = t->name, .data = ir_var(&A, t->name, DT_HANDLE64), .dtype = t->dtype,
-                .ndim = t->ndim, .shape = t->shape, .scope = "global"};
+  *b = (Buffer){.name = t->name,
+                .data = ir_var(&A, t->name, DT_HANDLE64),
+                .dtype = t->dtype,
+                .ndim = t->ndim,
+                .shape = t->shape,
+                .scope = "global"};
   return b;
 }
 
@@ -41,12 +45,11 @@ static IterVar *thread(const char *tag) {
 static void test_storage_flatten_arguments(void) {
   Stmt *s = loop(i, V(m), loop(j, V(n), provide(tb, at(ta, V(i), V(j)), V(i), V(j))));
   Range whole[2] = {{I(0), V(m)}, {I(0), V(n)}};
-  CHECK_TEXT(ps(flatten(realize(tb, whole, "", s))),
-             "for (i: int32, 0, m) {\n"
-             "  for (j: int32, 0, n) {\n"
-             "    B[((i*n) + j)] = A[((i*n) + j)]\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(ps(flatten(realize(tb, whole, "", s))), "for (i: int32, 0, m) {\n"
+                                                     "  for (j: int32, 0, n) {\n"
+                                                     "    B[((i*n) + j)] = A[((i*n) + j)]\n"
+                                                     "  }\n"
+                                                     "}\n");
   /* nothing to flatten: the statement itself comes back */
   Stmt *plain = loop(i, V(m), ir_evaluate(&A, V(i)));
   CHECK(flatten(plain) == plain);

@@ -74,7 +74,7 @@ static void test_bound_compute_at(void) {
   Schedule *s = schedule(1, c);
   CHECK_TEXT(range_of(s, axis_of(b, 0)), "[0, (m - 1)]"); /* what C reads of B */
   CHECK(sched_compute_at(S(s, b), S(s, c), axis_of(c, 0)));
-  CHECK_TEXT(range_of(s, axis_of(b, 0)), "[i, 1]");     /* C's loop variable, fixed */
+  CHECK_TEXT(range_of(s, axis_of(b, 0)), "[i, 1]"); /* C's loop variable, fixed */
   /* a stencil: C2 reads B[i] and, through the offset, nothing else */
   Schedule *s2 = schedule(1, c2);
   CHECK_TEXT(range_of(s2, axis_of(b, 0)), "[1, (m - 1)]");

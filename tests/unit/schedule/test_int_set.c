@@ -62,10 +62,10 @@ static void test_int_set_prove(void) {
   CHECK(!sched_prove_lt(M, M) && sched_prove_le(M, M) && sched_prove_eq(M, M));
   CHECK(sched_prove_eq(mul(add(M, I(1)), I(2)), add(mul(I(2), M), I(2))));
   CHECK(!sched_prove_lt(M, N) && !sched_prove_le(M, N));
-  CHECK(!sched_prove_lt(M, add(M, N)));                 /* n may be negative */
+  CHECK(!sched_prove_lt(M, add(M, N))); /* n may be negative */
   CHECK(sched_prove_eq(mul(M, N), add(mul(M, N), I(0))));
-  CHECK(!sched_prove_eq(mul(M, N), mul(N, M)));         /* not proven, which is allowed */
-  CHECK(!sched_prove_lt(F(1), F(2)));                   /* floats are never compared */
+  CHECK(!sched_prove_eq(mul(M, N), mul(N, M))); /* not proven, which is allowed */
+  CHECK(!sched_prove_lt(F(1), F(2)));           /* floats are never compared */
 }
 
 static IntSet *set(Expr *lo, Expr *hi) {
@@ -77,9 +77,15 @@ static IntSet *set(Expr *lo, Expr *hi) {
 static const char *ps_set(IntSet s) {
   reset();
   sb_putc(&sb, '[');
-  if (s.min) ir_print_expr(&sb, s.min); else sb_puts(&sb, "-inf");
+  if (s.min)
+    ir_print_expr(&sb, s.min);
+  else
+    sb_puts(&sb, "-inf");
   sb_puts(&sb, ", ");
-  if (s.max) ir_print_expr(&sb, s.max); else sb_puts(&sb, "+inf");
+  if (s.max)
+    ir_print_expr(&sb, s.max);
+  else
+    sb_puts(&sb, "+inf");
   sb_putc(&sb, ']');
   return sb_cstr(&sb);
 }
@@ -87,8 +93,8 @@ static const char *ps_set(IntSet s) {
 static void test_int_set_eval(void) {
   PtrMap sets;
   sched_map_init(&sets, &A);
-  sched_map_put(&sets, i, set(I(0), sub(V(m), I(1))));   /* i in [0, m - 1] */
-  sched_map_put(&sets, j, set(V(n), V(n)));             /* j is n */
+  sched_map_put(&sets, i, set(I(0), sub(V(m), I(1)))); /* i in [0, m - 1] */
+  sched_map_put(&sets, j, set(V(n), V(n)));            /* j is n */
   Expr *I_ = V(i), *J = V(j);
   CHECK_TEXT(ps_set(sched_eval_set(&A, I_, &sets)), "[0, (m - 1)]");
   CHECK_TEXT(ps_set(sched_eval_set(&A, J, &sets)), "[n, n]");
@@ -102,11 +108,13 @@ static void test_int_set_eval(void) {
   CHECK_TEXT(ps_set(sched_eval_set(&A, ir_binary(&A, EXPR_FLOORMOD, I_, I(8)), &sets)), "[0, 7]");
   CHECK_TEXT(ps_set(sched_eval_set(&A, ir_binary(&A, EXPR_DIV, I_, I(8)), &sets)),
              "[0, floordiv((m - 1), 8)]");
-  CHECK_TEXT(ps_set(sched_eval_set(&A, ir_binary(&A, EXPR_MIN, I_, I(3)), &sets)), "[0, min((m - 1), 3)]");
+  CHECK_TEXT(ps_set(sched_eval_set(&A, ir_binary(&A, EXPR_MIN, I_, I(3)), &sets)),
+             "[0, min((m - 1), 3)]");
   /* a product of two varying values, or anything not arithmetic, is unbounded */
   CHECK_TEXT(ps_set(sched_eval_set(&A, mul(I_, I_), &sets)), "[-inf, +inf]");
   CHECK_TEXT(ps_set(sched_eval_set(&A, mul(I_, V(n)), &sets)), "[-inf, +inf]");
-  CHECK_TEXT(ps_set(sched_eval_set(&A, ir_select(&A, ir_binary(&A, EXPR_LT, I_, I(2)), I(0), I(1)), &sets)),
+  CHECK_TEXT(ps_set(sched_eval_set(&A, ir_select(&A, ir_binary(&A, EXPR_LT, I_, I(2)), I(0), I(1)),
+                                   &sets)),
              "[-inf, +inf]");
   /* ... unless every variable in it is fixed: then it is a point, with the points put in */
   Tensor *t = placeholder("T", 1, V(m));

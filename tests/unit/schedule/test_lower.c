@@ -63,8 +63,10 @@ static void test_lower_output_not_argument(void) {
 
 static void test_lower_errors(void) {
   Schedule *s = schedule(1, tc);
-  CHECK_TEXT(lowered(s, 2, ta, tc), "error: cannot lower: placeholder B is read but is not an argument");
-  CHECK_TEXT(lowered(s, 3, ta, tb, ta), "error: cannot lower: tensor A is given twice as an argument");
+  CHECK_TEXT(lowered(s, 2, ta, tc),
+             "error: cannot lower: placeholder B is read but is not an argument");
+  CHECK_TEXT(lowered(s, 3, ta, tb, ta),
+             "error: cannot lower: tensor A is given twice as an argument");
   CHECK_TEXT(lowered(s, 2, ta, NULL), "error: cannot lower: argument 1 is not a tensor");
   /* the schedule's own errors come through */
   Tensor *d;

@@ -15,14 +15,16 @@ static void make_graph(void) {
   ComputeDef db = axes(2, shape, NULL), dc = axes(2, shape, NULL), dd = axes(2, shape, NULL);
   tb = compute("B", db, add(at(ta, iv_ref(db.axis[0]), iv_ref(db.axis[1])), F(1)));
   tc = compute("C", dc, mul(at(tb, iv_ref(dc.axis[0]), iv_ref(dc.axis[1])), F(2)));
-  td = compute("D", dd, add(at(tc, iv_ref(dd.axis[0]), iv_ref(dd.axis[1])),
-                            at(ta, iv_ref(dd.axis[0]), iv_ref(dd.axis[1]))));
+  td = compute("D", dd,
+               add(at(tc, iv_ref(dd.axis[0]), iv_ref(dd.axis[1])),
+                   at(ta, iv_ref(dd.axis[0]), iv_ref(dd.axis[1]))));
 }
 
 /* The stage's leaves by name, "i.outer j i.inner". */
 static const char *leaves(const Stage *st) {
   reset();
-  for (int i = 0; i < st->nleaf; i++) sb_printf(&sb, "%s%s", i ? " " : "", st->leaf_iter_vars[i]->var->name);
+  for (int i = 0; i < st->nleaf; i++)
+    sb_printf(&sb, "%s%s", i ? " " : "", st->leaf_iter_vars[i]->var->name);
   return sb_cstr(&sb);
 }
 
@@ -33,6 +35,7 @@ static void test_schedule_lang_create(void) {
   CHECK(s->stages[0]->op == ta->op && s->stages[1]->op == tb->op);
   CHECK(s->stages[2]->op == tc->op && s->stages[3]->op == td->op);
   CHECK(S(s, td)->is_output && !S(s, tc)->is_output);
+  CHECK(S(s, tc)->origin_op == tc->op && S(s, tc)->sched == s);
   CHECK(S(s, ta)->nleaf == 0 && S(s, ta)->nall == 0);
   CHECK_TEXT(leaves(S(s, tb)), "i j");
   CHECK(S(s, tb)->attach == ATTACH_ROOT && strcmp(S(s, tb)->scope, "") == 0);
@@ -81,14 +84,16 @@ static void test_schedule_lang_split_errors(void) {
   CHECK(!sched_split(st, axis_of(tc, 0), NULL, I(-2), &xo, &xi));
   CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: nparts must be positive, not -2");
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), I(2), &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: give exactly one of factor and nparts");
+  CHECK_TEXT(sched_error(s),
+             "cannot split axis i of stage C: give exactly one of factor and nparts");
   CHECK(!sched_split(st, axis_of(tc, 0), F(2), NULL, &xo, &xi));
   CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: factor must be an integer");
   CHECK(!sched_split(st, axis_of(tb, 0), I(2), NULL, &xo, &xi));
   CHECK_TEXT(sched_error(s), "cannot split: i is not an axis of stage C");
   CHECK(sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(sched_error(s),
+             "cannot split: axis i of stage C is not a leaf (it was split or fused)");
   CHECK_TEXT(leaves(st), "i.outer i.inner j");
   CHECK(st->nrel == 1);
 }
@@ -151,7 +156,8 @@ static void test_schedule_lang_tile_fuse_reorder_errors(void) {
   CHECK_TEXT(sched_error(s), "cannot reorder: axis i.outer of stage C given twice");
   IterVar *gone[2] = {axis_of(tc, 0), xo};
   CHECK(!sched_reorder(st, 2, gone));
-  CHECK_TEXT(sched_error(s), "cannot reorder: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(sched_error(s),
+             "cannot reorder: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(!sched_tile(st, xo, xo, I(2), I(2), t));
   CHECK_TEXT(sched_error(s), "cannot tile: axis i.outer of stage C given twice");
   CHECK(!sched_tile(st, xo, axis_of(tc, 1), I(2), I(0), t));
@@ -213,12 +219,14 @@ static void test_schedule_lang_annotate(void) {
   CHECK(sched_iter_attr(st, xi)->for_kind == FOR_UNROLLED);
   CHECK(sched_iter_attr(st, axis_of(tc, 1))->for_kind == FOR_VECTORIZED);
   CHECK(sched_vectorize(st, xo) && sched_iter_attr(st, xo)->for_kind == FOR_VECTORIZED);
-  CHECK(sched_pragma(st, xo, "auto_unroll_max_step", I(16)) && sched_pragma(st, xo, "unroll", NULL));
+  CHECK(sched_pragma(st, xo, "auto_unroll_max_step", I(16)) &&
+        sched_pragma(st, xo, "unroll", NULL));
   const IterVarAttr *at = sched_iter_attr(st, xo);
   CHECK(at->npragma == 2 && strcmp(at->pragma_keys[1], "unroll") == 0 && !at->pragma_values[1]);
   CHECK(ir_is_const_int(at->pragma_values[0], 16));
   CHECK(!sched_parallel(st, axis_of(tc, 0)));
-  CHECK_TEXT(sched_error(s), "cannot parallel: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(sched_error(s),
+             "cannot parallel: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(!sched_pragma(st, xi, "", NULL));
   CHECK_TEXT(sched_error(s), "cannot pragma axis i.inner of stage C: empty pragma name");
 
@@ -226,11 +234,13 @@ static void test_schedule_lang_annotate(void) {
   CHECK(sched_bind(st, xo, bx) && sched_bind(st, xi, tx));
   CHECK(sched_iter_attr(st, xo)->bind_thread == bx);
   CHECK(!sched_bind(st, axis_of(tc, 1), tx));
-  CHECK_TEXT(sched_error(s), "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
+  CHECK_TEXT(sched_error(s),
+             "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
   CHECK(!sched_bind(st, axis_of(tc, 1), xo));
   CHECK_TEXT(sched_error(s), "cannot bind axis j of stage C: i.outer is not a thread axis");
   CHECK(!sched_bind(st, axis_of(tc, 0), bx));
-  CHECK_TEXT(sched_error(s), "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(sched_error(s),
+             "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(sched_bind(st, xi, tx)); /* binding again to the same thread is fine */
   CHECK(sched_iter_attr(st, axis_of(tc, 1))->bind_thread == NULL);
 

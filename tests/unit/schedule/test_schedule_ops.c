@@ -69,17 +69,18 @@ static void test_schedule_ops_split_nparts(void) {
   Schedule *s = schedule(1, b);
   IterVar *xo, *xi;
   CHECK(sched_split(S(s, b), axis_of(b, 0), NULL, I(32), &xo, &xi));
-  CHECK_TEXT(lowered(s, 2, a, b),
-             "@main = primfn(A: Buffer(float32, [m]), B: Buffer(float32, [m])) {\n"
-             "  for (i.outer: int32, 0, 32) {\n"
-             "    for (i.inner: int32, 0, floordiv((m + 31), 32)) {\n"
-             "      if @tir.likely((((i.outer*floordiv((m + 31), 32)) + i.inner) < m), dtype=bool) {\n"
-             "        B[((i.outer*floordiv((m + 31), 32)) + i.inner)] = "
-             "(A[((i.outer*floordiv((m + 31), 32)) + i.inner)]*2f32)\n"
-             "      }\n"
-             "    }\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(
+      lowered(s, 2, a, b),
+      "@main = primfn(A: Buffer(float32, [m]), B: Buffer(float32, [m])) {\n"
+      "  for (i.outer: int32, 0, 32) {\n"
+      "    for (i.inner: int32, 0, floordiv((m + 31), 32)) {\n"
+      "      if @tir.likely((((i.outer*floordiv((m + 31), 32)) + i.inner) < m), dtype=bool) {\n"
+      "        B[((i.outer*floordiv((m + 31), 32)) + i.inner)] = "
+      "(A[((i.outer*floordiv((m + 31), 32)) + i.inner)]*2f32)\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
 }
 
 /* A factor that divides a constant extent needs no guard. */
@@ -133,25 +134,26 @@ static void test_schedule_ops_fuse(void) {
   IterVar *inner[2] = {t[2], t[3]};
   IterVar *f = sched_fuse(S(s, b), 2, inner);
   CHECK(f && strcmp(f->var->name, "i.inner.j.inner.fused") == 0);
-  CHECK_TEXT(lowered(s, 2, a, b),
-             "@main = primfn(A: Buffer(float32, [m, n]), B: Buffer(float32, [m, n])) {\n"
-             "  for (i.outer: int32, 0, floordiv((m + 9), 10)) {\n"
-             "    for (j.outer: int32, 0, floordiv((n + 4), 5)) {\n"
-             "      for (i.inner.j.inner.fused: int32, 0, 50) {\n"
-             "        if @tir.likely((((i.outer*10) + floordiv(i.inner.j.inner.fused, 5)) < m), "
-             "dtype=bool) {\n"
-             "          if @tir.likely((((j.outer*5) + floormod(i.inner.j.inner.fused, 5)) < n), "
-             "dtype=bool) {\n"
-             "            B[(((j.outer*5) + (((i.outer*10) + floordiv(i.inner.j.inner.fused, 5))*n)) + "
-             "floormod(i.inner.j.inner.fused, 5))] = "
-             "A[(((j.outer*5) + (((i.outer*10) + floordiv(i.inner.j.inner.fused, 5))*n)) + "
-             "floormod(i.inner.j.inner.fused, 5))]\n"
-             "          }\n"
-             "        }\n"
-             "      }\n"
-             "    }\n"
-             "  }\n"
-             "}\n");
+  CHECK_TEXT(
+      lowered(s, 2, a, b),
+      "@main = primfn(A: Buffer(float32, [m, n]), B: Buffer(float32, [m, n])) {\n"
+      "  for (i.outer: int32, 0, floordiv((m + 9), 10)) {\n"
+      "    for (j.outer: int32, 0, floordiv((n + 4), 5)) {\n"
+      "      for (i.inner.j.inner.fused: int32, 0, 50) {\n"
+      "        if @tir.likely((((i.outer*10) + floordiv(i.inner.j.inner.fused, 5)) < m), "
+      "dtype=bool) {\n"
+      "          if @tir.likely((((j.outer*5) + floormod(i.inner.j.inner.fused, 5)) < n), "
+      "dtype=bool) {\n"
+      "            B[(((j.outer*5) + (((i.outer*10) + floordiv(i.inner.j.inner.fused, 5))*n)) + "
+      "floormod(i.inner.j.inner.fused, 5))] = "
+      "A[(((j.outer*5) + (((i.outer*10) + floordiv(i.inner.j.inner.fused, 5))*n)) + "
+      "floormod(i.inner.j.inner.fused, 5))]\n"
+      "          }\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
 }
 
 static void test_schedule_ops_reorder(void) {
@@ -418,7 +420,8 @@ static void test_schedule_ops_threads(void) {
              "    }\n"
              "  }\n"
              "}\n");
-  /* B's own loop bound to the same threads: one thread_extent attr per nest */
+  /* B inside C's thread, its own loop bound to that thread too: local storage, and the
+   * repeated thread_extent attr dropped (TVM's SchedulePostProc) */
   IterVar *bo, *bi;
   CHECK(sched_split(S(s, b), axis_of(b, 0), I(64), NULL, &bo, &bi));
   CHECK(sched_bind(S(s, b), bi, tx));
