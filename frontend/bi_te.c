@@ -1,11 +1,12 @@
 /* bi_te.c: the functions of tvm.te, tvm.tir and the pre-0.7 tvm spellings (SPEC §6):
  * variables and constants, te.placeholder and te.compute, reduce and thread axes, the
  * conditional and logical helpers and the math intrinsics, and the tables that make them
- * module members. Schedules and lowering come later: mod_tvm.c keeps those names `pending`. */
+ * module members, te.create_schedule and tvm.lower (bi_sched.c) among them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/bi_sched.h"
 #include "frontend/bi_te_impl.h"
 
 static Arena *arena(Interp *I) { return interp_ir_arena(I); }
@@ -573,7 +574,9 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
   ROW("reduce_axis", fn_reduce_axis, 1, PARAMS("dom", "name", "thread_tag"),             \
       "reduce_axis(dom, name='rv') -> IterVar: an axis to reduce over, dom (min, end)"),    \
   ROW("thread_axis", fn_thread_axis, 0, PARAMS("dom", "tag", "name"),                    \
-      "thread_axis(dom=None, tag='', name='') -> IterVar: a GPU thread or block index")
+      "thread_axis(dom=None, tag='', name='') -> IterVar: a GPU thread or block index"),    \
+  ROW("create_schedule", bi_sched_create_schedule, 1, PARAMS("ops"),                     \
+      "create_schedule(ops) -> Schedule: a schedule for an operation or a list of them")
 
 const Builtin bi_te_funcs[] = {TENSOR_ROWS, COMMON_ROWS{0}};
 
@@ -582,6 +585,8 @@ const Builtin bi_tvm_funcs[] = {
     COMMON_ROWS
     ROW("select", fn_select, 3, PARAMS("cond", "t", "f"),
         "select(cond, t, f) -> PrimExpr: select(cond, t, f), both branches evaluated"),
+    ROW("lower", bi_sched_lower, 1, BI_SCHED_LOWER_PARAMS,
+        "lower(sch, args, name='main', simple_mode=True) -> IRModule: a schedule's loop IR"),
     {0},
 };
 
@@ -613,6 +618,8 @@ static void add_type(Value *m, const ObjClass *cls) {
 int bi_te_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_tensor_class);
   add_type(m, &bi_te_op_class);
+  add_type(m, &bi_sched_schedule_class);
+  add_type(m, &bi_sched_stage_class);
   return 0;
 }
 

@@ -94,7 +94,7 @@ static const struct {
   int tok;
 } keywords[] = {
   {"False", TOK_FALSE}, {"None", TOK_NONE},     {"True", TOK_TRUE},       {"and", TOK_AND},
-  {"as", TOK_AS},       {"assert", TOK_ASSERT}, {"break", TOK_BREAK},     {"continue", TOK_CONTINUE},
+  {"as", TOK_AS},       {"assert", TOK_ASSERT}, {"break", TOK_BREAK},   {"continue", TOK_CONTINUE},
   {"def", TOK_DEF},     {"del", TOK_DEL},       {"elif", TOK_ELIF},       {"else", TOK_ELSE},
   {"except", TOK_EXCEPT}, {"finally", TOK_FINALLY}, {"for", TOK_FOR},     {"from", TOK_FROM},
   {"global", TOK_GLOBAL}, {"if", TOK_IF},       {"import", TOK_IMPORT},   {"in", TOK_IN},
@@ -513,6 +513,11 @@ static int indentation(Lexer *lx, TES_YYLTYPE *l) {
   return TOK_DEDENT;
 }
 
+#define CONT_MSG "unexpected character after line continuation character"
+#define LEADING_ZEROS_MSG                                                                     \
+  "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal " \
+  "integers"
+
 /* One step of the scanner: a token, or -1 after skipping space, a comment or a newline. */
 static int scan(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
   const char *s = lx->cur, *mar = NULL;
@@ -543,12 +548,15 @@ static int scan(Lexer *lx, TES_YYSTYPE *lval, TES_YYLTYPE *l) {
     "#" [^\n\x00]*    { return -1; }
     "\n"              { return newline(lx, s, l); }
     "\\" "\r"? "\n"   { newline_at(lx, lx->cur); lx->cont_end = lx->cur; return -1; }
-    "\\" "\x00"       { lx->cur--; return fail_at(lx, s, lx->mode == LEX_FILE, "unexpected end of input after '\\'"); }
-    "\\"              { return fail_at(lx, s, false, "unexpected character after line continuation character"); }
+    "\\" "\x00"       {
+      lx->cur--;
+      return fail_at(lx, s, lx->mode == LEX_FILE, "unexpected end of input after '\\'");
+    }
+    "\\"              { return fail_at(lx, s, false, CONT_MSG); }
 
     name              { return name_token(lx, s, lval, l); }
     decint            { return int_token(lx, s, 10, lval, l); }
-    "0" digits        { return fail_at(lx, s, false, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers"); }
+    "0" digits        { return fail_at(lx, s, false, LEADING_ZEROS_MSG); }
     hexint            { return int_token(lx, s, 16, lval, l); }
     octint            { return int_token(lx, s, 8, lval, l); }
     binint            { return int_token(lx, s, 2, lval, l); }
