@@ -6,10 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frontend/bi_sched.h"
 #include "frontend/diag.h"
 #include "frontend/interp.h"
 #include "frontend/parse.h"
 #include "frontend/repl.h"
+#include "ir/printer.h"
 #include "ir/strbuf.h"
 
 #ifndef TES_VERSION
@@ -112,11 +114,30 @@ typedef struct Cmd {
   const char *target; /* FILE or CODE */
   int nrest;
   char **rest;
+  const char *dump_after; /* --dump-after=PASS: a pass name, "all", or NULL */
 } Cmd;
+
+/* lower_run's callback for --dump-after: the IR after the chosen pass (after each, under a
+ * header line naming it, for `all`), on standard output between the script's own lines. */
+static void dump_ir(void *user, const char *pass, const Stmt *body, bool changed) {
+  const char *want = user;
+  bool all = strcmp(want, "all") == 0;
+  if (!all && strcmp(want, pass) != 0) return;
+  StrBuf b = STRBUF_INIT;
+  if (all) sb_printf(&b, "// after %s\n", pass);
+  if (changed)
+    ir_print_stmt(&b, body, 0);
+  else
+    sb_puts(&b, "(unchanged)\n");
+  fputs(sb_cstr(&b), stdout);
+  fflush(stdout);
+  sb_free(&b);
+}
 
 static int run_cmd(const Cmd *c) {
   Interp *I = interp_new();
   bool exiting = false;
+  if (c->dump_after) bi_sched_set_dump(dump_ir, (void *)c->dump_after);
   int status = 0;
   switch (c->mode) {
   case MODE_REPL:
@@ -150,19 +171,32 @@ static int take_target(Cmd *c, Mode mode, int n, char **args) {
   return -1;
 }
 
-/* --emit and --dump-after are checked for their syntax now, so scripts written against SPEC
- * fail the same way until the lowering lands. */
-static int pending_option(const char *opt, const char *value) {
-  if (strcmp(opt, "--emit") == 0) {
-    static const char *const kinds[] = {"ir", "llvm", "cuda", "asm"};
-    bool ok = false;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) ok |= strcmp(value, kinds[i]) == 0;
-    if (!ok) return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
-  } else if (!*value) {
-    return usage_error("--dump-after needs a pass name (or 'all')");
-  }
-  fprintf(stderr, "tes: not supported yet: %s (lowering arrives with issue 3)\n", opt);
+/* --emit is checked for its syntax now, so scripts written against SPEC fail the same way
+ * until code generation lands. */
+static int pending_emit(const char *value) {
+  static const char *const kinds[] = {"ir", "llvm", "cuda", "asm"};
+  bool ok = false;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) ok |= strcmp(value, kinds[i]) == 0;
+  if (!ok) return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
+  fprintf(stderr, "tes: not supported yet: --emit (code generation arrives with issue 3)\n");
   return 2;
+}
+
+/* --dump-after=PASS: a pass of the lowering (lower_pass_name), schedule_ops or all; -1 to go
+ * on, else the usage error's status. */
+static int dump_after_option(Cmd *c, const char *value) {
+  bool ok = strcmp(value, "all") == 0 || strcmp(value, "schedule_ops") == 0;
+  for (int i = 0; !ok && lower_pass_name(i); i++) ok = strcmp(value, lower_pass_name(i)) == 0;
+  if (!ok) {
+    StrBuf names = STRBUF_INIT;
+    for (int i = 0; lower_pass_name(i); i++) sb_printf(&names, ", %s", lower_pass_name(i));
+    int status = usage_error("--dump-after: unknown pass '%s' (all, schedule_ops%s)", value,
+                             sb_cstr(&names));
+    sb_free(&names);
+    return status;
+  }
+  c->dump_after = value;
+  return -1;
 }
 
 /* Options come before FILE; everything after FILE (or CODE) belongs to the script. */
@@ -187,9 +221,10 @@ static int parse_args(int argc, char **argv, Cmd *c) {
       if (i + 1 >= argc) return usage_error("%s needs %s", a, a[1] == 'c' ? "CODE" : "a FILE");
       return take_target(c, a[1] == 'c' ? MODE_CODE : MODE_INSPECT, argc - i - 1, argv + i + 1);
     } else if (n == 6 && strncmp(a, "--emit", n) == 0) {
-      return eq ? pending_option("--emit", eq + 1) : usage_error("--emit needs =KIND");
+      return eq ? pending_emit(eq + 1) : usage_error("--emit needs =KIND");
     } else if (n == 12 && strncmp(a, "--dump-after", n) == 0) {
-      return eq ? pending_option("--dump-after", eq + 1) : usage_error("--dump-after needs =PASS");
+      int status = eq ? dump_after_option(c, eq + 1) : usage_error("--dump-after needs =PASS");
+      if (status >= 0) return status;
     } else {
       return usage_error("unknown option '%s'", a);
     }
@@ -198,7 +233,7 @@ static int parse_args(int argc, char **argv, Cmd *c) {
 }
 
 int main(int argc, char **argv) {
-  Cmd c = {MODE_REPL, NULL, 0, NULL};
+  Cmd c = {MODE_REPL, NULL, 0, NULL, NULL};
   int status = parse_args(argc, argv, &c);
   if (status >= 0) return status;
   repl_install_sigint();

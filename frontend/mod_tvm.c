@@ -5,7 +5,7 @@
 #include "frontend/interp.h"
 #include "frontend/modules_impl.h"
 
-#define TE_PENDING "schedules and lowering arrive with a later part of issue 3"
+#define TE_PENDING "it arrives with a later part of issue 3"
 #define LATER_PENDING(what) what " arrive with a later issue"
 
 #define PENDING_MODULE(var, name, doc, pending) \

@@ -47,6 +47,7 @@ static void tes_yyerror(const TES_YYLTYPE *l, Lexer *lx, const char *msg);
 #define LOC(l) lex_loc(lx->ctx, (l).first_line, (l).first_column)
 #define NODE(kind, l) ast_node(A, AST_##kind, LOC(l))
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+#define FAIL(l, msg) do { fail(lx, l, msg); YYABORT; } while (0)
 
 typedef enum { USE_ASSIGN, USE_DELETE, USE_AUG } TargetUse;
 
@@ -78,6 +79,7 @@ static const char *dotted(Lexer *lx, SymList s);
 static ImportList imports_push(Lexer *lx, ImportList l, ImportItem it);
 static ImportItem import_item(Lexer *lx, const char *module, Sym *name, Sym *asname, SrcLoc loc);
 static Node *import_new(Lexer *lx, AstKind kind, ImportList l, const char *module, TES_YYLTYPE loc);
+static Node *from_import(Lexer *lx, SymList module, ImportList l, TES_YYLTYPE loc);
 static bool handlers_check(Lexer *lx, NodeList hs);
 static void with_push(Lexer *lx, NodeList *items, Node *item);
 static Node *with_nest(Lexer *lx, NodeList items, NodeList body);
@@ -166,7 +168,8 @@ small_stmt:
       $$ = NODE(DEL, @1);
       if ($2.comma || $2.items.n != 1) $$->u.list = $2.items;
       else $$->u.list = list1(lx, $2.items.items[0]);
-      for (int i = 0; i < $$->u.list.n; i++) CHECK(check_target(lx, $$->u.list.items[i], USE_DELETE));
+      for (int i = 0; i < $$->u.list.n; i++)
+        CHECK(check_target(lx, $$->u.list.items[i], USE_DELETE));
     }
   | PASS                    { $$ = NODE(PASS, @1); }
   | BREAK                   { $$ = NODE(BREAK, @1); }
@@ -175,9 +178,12 @@ small_stmt:
   | RETURN testlist_star    { $$ = NODE(RETURN, @1); $$->u.unary.a = $2; }
   | RAISE                   { $$ = NODE(RAISE, @1); }
   | RAISE test              { $$ = NODE(RAISE, @1); $$->u.unary.a = $2; }
-  | RAISE test FROM test    { CHECK(fail(lx, @3, "not supported yet: 'raise ... from'")); $$ = NULL; }
-  | '@' expr                { CHECK(fail(lx, @1, "decorators are not supported in TES")); $$ = NULL; }
-  | GLOBAL names            { $$ = NODE(GLOBAL, @1); $$->u.names.n = $2.n; $$->u.names.names = $2.v; }
+  | RAISE test FROM test    { FAIL(@3, "not supported yet: 'raise ... from'"); }
+  | '@' expr                { FAIL(@1, "decorators are not supported in TES"); }
+  | GLOBAL names            {
+      $$ = NODE(GLOBAL, @1);
+      $$->u.names.n = $2.n; $$->u.names.names = $2.v;
+    }
   | ASSERT test             { $$ = NODE(ASSERT, @1); $$->u.bin.a = $2; }
   | ASSERT test ',' test    { $$ = NODE(ASSERT, @1); $$->u.bin.a = $2; $$->u.bin.b = $4; }
   | import_stmt
@@ -190,19 +196,25 @@ expr_stmt:
       $$ = NODE(AUGASSIGN, @1);
       $$->u.aug.op = $2; $$->u.aug.target = $1; $$->u.aug.value = $3;
     }
-  | targets testlist_star   { $$ = NODE(ASSIGN, @1); $$->u.assign.targets = $1; $$->u.assign.value = $2; }
+  | targets testlist_star   {
+      $$ = NODE(ASSIGN, @1);
+      $$->u.assign.targets = $1; $$->u.assign.value = $2;
+    }
   /* Annotations mean nothing to TES (it has no __annotations__), so they are parsed and
    * dropped: `x: int = 1` is `x = 1`. */
   | testlist_star ':' test '=' testlist_star {
       CHECK(annotated_target(lx, $1));
       $$ = NODE(ASSIGN, @1); $$->u.assign.targets = list1(lx, $1); $$->u.assign.value = $5;
     }
-  | testlist_star ':' test  { CHECK(fail(lx, @2, "not supported yet: annotations without a value")); $$ = NULL; }
+  | testlist_star ':' test  { FAIL(@2, "not supported yet: annotations without a value"); }
   ;
 
 targets:
     testlist_star '='           { CHECK(check_target(lx, $1, USE_ASSIGN)); $$ = list1(lx, $1); }
-  | targets testlist_star '='   { CHECK(check_target(lx, $2, USE_ASSIGN)); $$ = $1; ast_list_push(A, &$$, $2); }
+  | targets testlist_star '='   {
+      CHECK(check_target(lx, $2, USE_ASSIGN));
+      $$ = $1; ast_list_push(A, &$$, $2);
+    }
   ;
 
 names:
@@ -212,13 +224,13 @@ names:
 
 import_stmt:
     IMPORT dotted_as_list   { $$ = import_new(lx, AST_IMPORT, $2, NULL, @1); }
-  | IMPORT '*'              { CHECK(fail(lx, @2, "'import *' is not supported")); $$ = NULL; }
-  | FROM dotted_name IMPORT import_names            { $$ = import_new(lx, AST_FROMIMPORT, $4, dotted(lx, $2), @1); }
-  | FROM dotted_name IMPORT '(' import_names ')'    { $$ = import_new(lx, AST_FROMIMPORT, $5, dotted(lx, $2), @1); }
-  | FROM dotted_name IMPORT '(' import_names ',' ')' { $$ = import_new(lx, AST_FROMIMPORT, $5, dotted(lx, $2), @1); }
-  | FROM dotted_name IMPORT '*'    { CHECK(fail(lx, @4, "'import *' is not supported")); $$ = NULL; }
-  | FROM '.'                { CHECK(fail(lx, @2, "relative imports are not supported")); $$ = NULL; }
-  | FROM ELLIPSIS           { CHECK(fail(lx, @2, "relative imports are not supported")); $$ = NULL; }
+  | IMPORT '*'              { FAIL(@2, "'import *' is not supported"); }
+  | FROM dotted_name IMPORT import_names    { $$ = from_import(lx, $2, $4, @1); }
+  | FROM dotted_name IMPORT '(' import_names ')'    { $$ = from_import(lx, $2, $5, @1); }
+  | FROM dotted_name IMPORT '(' import_names ',' ')' { $$ = from_import(lx, $2, $5, @1); }
+  | FROM dotted_name IMPORT '*'    { FAIL(@4, "'import *' is not supported"); }
+  | FROM '.'                { FAIL(@2, "relative imports are not supported"); }
+  | FROM ELLIPSIS           { FAIL(@2, "relative imports are not supported"); }
   ;
 
 dotted_name:
@@ -316,7 +328,10 @@ handlers:
 
 handler:
     EXCEPT ':' suite        { $$ = NODE(EXCEPT, @1); $$->u.except.body = $3; }
-  | EXCEPT test ':' suite   { $$ = NODE(EXCEPT, @1); $$->u.except.type = $2; $$->u.except.body = $4; }
+  | EXCEPT test ':' suite   {
+      $$ = NODE(EXCEPT, @1);
+      $$->u.except.type = $2; $$->u.except.body = $4;
+    }
   | EXCEPT test AS NAME ':' suite {
       $$ = NODE(EXCEPT, @1);
       $$->u.except.type = $2; $$->u.except.name = $4; $$->u.except.body = $6;
@@ -551,7 +566,10 @@ primary:
     atom
   | primary '.' NAME        { $$ = NODE(ATTR, @3); $$->u.attr.obj = $1; $$->u.attr.name = $3; }
   | primary '(' call_args ')'   { CHECK($$ = call_new(lx, $1, $3, @1)); }
-  | primary '[' subscripts ']'  { $$ = NODE(SUBSCRIPT, @2); $$->u.sub.obj = $1; $$->u.sub.index = $3; }
+  | primary '[' subscripts ']'  {
+      $$ = NODE(SUBSCRIPT, @2);
+      $$->u.sub.obj = $1; $$->u.sub.index = $3;
+    }
   ;
 
 call_args:
@@ -599,10 +617,12 @@ atom:
   | TRUE                    { $$ = NODE(TRUE, @1); }
   | FALSE                   { $$ = NODE(FALSE, @1); }
   | NONE                    { $$ = NODE(NONE, @1); }
-  | ELLIPSIS                { CHECK(fail(lx, @1, "not supported yet: '...' (Ellipsis)")); $$ = NULL; }
+  | ELLIPSIS                { FAIL(@1, "not supported yet: '...' (Ellipsis)"); }
   | '(' ')'                 { $$ = NODE(TUPLE, @1); }
   | '(' seq_star ')'        { CHECK($$ = seq_expr(lx, $2, @1)); }
-  | '(' test comp_fors ')'  { CHECK(fail(lx, @1, "not supported yet: generator expressions (use a list comprehension)")); $$ = NULL; }
+  | '(' test comp_fors ')'  {
+      FAIL(@1, "not supported yet: generator expressions (use a list comprehension)");
+    }
   | '[' ']'                 { $$ = NODE(LIST, @1); }
   | '[' seq_star ']'        { $$ = seq_node(lx, AST_LIST, $2, @1); }
   | '[' test comp_fors ']'  { $$ = comp_new(lx, AST_LISTCOMP, NULL, $2, $3, @1); }
@@ -610,8 +630,8 @@ atom:
   | '{' dict_items '}'      { $$ = $2; $$->loc = LOC(@1); }
   | '{' dict_items ',' '}'  { $$ = $2; $$->loc = LOC(@1); }
   | '{' test ':' test comp_fors '}' { $$ = comp_new(lx, AST_DICTCOMP, $2, $4, $5, @1); }
-  | '{' seq_star '}'        { CHECK(fail(lx, @1, "not supported yet: set displays")); $$ = NULL; }
-  | '{' test comp_fors '}'  { CHECK(fail(lx, @1, "not supported yet: set comprehensions")); $$ = NULL; }
+  | '{' seq_star '}'        { FAIL(@1, "not supported yet: set displays"); }
+  | '{' test comp_fors '}'  { FAIL(@1, "not supported yet: set comprehensions"); }
   ;
 
 dict_items:
@@ -729,7 +749,8 @@ static bool check_star_alone(Lexer *lx, Node *n) {
   return n->kind != AST_STARRED || fail_node(lx, n, "can't use starred expression here");
 }
 
-static Node *slice_new(Lexer *lx, Node *lo, Node *hi, Node *step, TES_YYLTYPE l, TES_YYLTYPE colon) {
+static Node *slice_new(Lexer *lx, Node *lo, Node *hi, Node *step, TES_YYLTYPE l,
+                       TES_YYLTYPE colon) {
   Node *n = NODE(SLICE, lo ? l : colon);
   n->u.slice.lo = lo;
   n->u.slice.hi = hi;
@@ -761,27 +782,73 @@ static Node *compfor_new(Lexer *lx, Node *target, Node *iter, TES_YYLTYPE l) {
 /* What a target is called in Python's messages, or NULL if it may be assigned to. */
 static const char *target_name(const Node *t) {
   switch (t->kind) {
-  case AST_NAME: case AST_ATTR: case AST_SUBSCRIPT: case AST_TUPLE: case AST_LIST: return NULL;
-  case AST_STARRED: return "starred";
-  case AST_INT: case AST_FLOAT: case AST_STR: return "literal";
-  case AST_FSTR: return "f-string expression";
-  case AST_TRUE: return "True";
-  case AST_FALSE: return "False";
-  case AST_NONE: return "None";
-  case AST_CALL: return "function call";
-  case AST_BINOP: case AST_UNARY: case AST_AND: case AST_OR: return "expression";
-  case AST_COMPARE: return "comparison";
-  case AST_IFEXP: return "conditional expression";
-  case AST_LAMBDA: return "lambda";
-  case AST_DICT: return "dict literal";
-  case AST_LISTCOMP: return "list comprehension";
-  case AST_DICTCOMP: return "dict comprehension";
-  case AST_FMTVAL: case AST_SLICE: case AST_KEYWORD: case AST_COMPFOR: return "expression";
-  case AST_EXPRSTMT: case AST_ASSIGN: case AST_AUGASSIGN: case AST_IF: case AST_FOR:
-  case AST_WHILE: case AST_BREAK: case AST_CONTINUE: case AST_PASS: case AST_DEF:
-  case AST_RETURN: case AST_IMPORT: case AST_FROMIMPORT: case AST_WITH: case AST_ASSERT:
-  case AST_TRY: case AST_EXCEPT: case AST_RAISE: case AST_GLOBAL: case AST_DEL:
-  case AST_MODULE: case AST_KIND_COUNT: break;
+  case AST_NAME:
+  case AST_ATTR:
+  case AST_SUBSCRIPT:
+  case AST_TUPLE:
+  case AST_LIST:
+    return NULL;
+  case AST_STARRED:
+    return "starred";
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_STR:
+    return "literal";
+  case AST_FSTR:
+    return "f-string expression";
+  case AST_TRUE:
+    return "True";
+  case AST_FALSE:
+    return "False";
+  case AST_NONE:
+    return "None";
+  case AST_CALL:
+    return "function call";
+  case AST_BINOP:
+  case AST_UNARY:
+  case AST_AND:
+  case AST_OR:
+    return "expression";
+  case AST_COMPARE:
+    return "comparison";
+  case AST_IFEXP:
+    return "conditional expression";
+  case AST_LAMBDA:
+    return "lambda";
+  case AST_DICT:
+    return "dict literal";
+  case AST_LISTCOMP:
+    return "list comprehension";
+  case AST_DICTCOMP:
+    return "dict comprehension";
+  case AST_FMTVAL:
+  case AST_SLICE:
+  case AST_KEYWORD:
+  case AST_COMPFOR:
+    return "expression";
+  case AST_EXPRSTMT:
+  case AST_ASSIGN:
+  case AST_AUGASSIGN:
+  case AST_IF:
+  case AST_FOR:
+  case AST_WHILE:
+  case AST_BREAK:
+  case AST_CONTINUE:
+  case AST_PASS:
+  case AST_DEF:
+  case AST_RETURN:
+  case AST_IMPORT:
+  case AST_FROMIMPORT:
+  case AST_WITH:
+  case AST_ASSERT:
+  case AST_TRY:
+  case AST_EXCEPT:
+  case AST_RAISE:
+  case AST_GLOBAL:
+  case AST_DEL:
+  case AST_MODULE:
+  case AST_KIND_COUNT:
+    break;
   }
   TES_UNREACHABLE();
 }
@@ -815,14 +882,19 @@ static bool check_target(Lexer *lx, Node *t, TargetUse use) {
 }
 
 static bool annotated_target(Lexer *lx, Node *t) {
-  if (t->kind == AST_TUPLE) return fail_node(lx, t, "only single target (not tuple) can be annotated");
-  if (t->kind == AST_LIST) return fail_node(lx, t, "only single target (not list) can be annotated");
+  if (t->kind == AST_TUPLE)
+    return fail_node(lx, t, "only single target (not tuple) can be annotated");
+  if (t->kind == AST_LIST)
+    return fail_node(lx, t, "only single target (not list) can be annotated");
   return check_target(lx, t, USE_ASSIGN);
 }
 
 /* The first of names[0..n) that repeats an earlier one, or -1; sorting keeps it fast for the
  * hundred-thousand-argument inputs a fuzzer writes. */
-typedef struct SymAt { const Sym *sym; int at; } SymAt;
+typedef struct SymAt {
+  const Sym *sym;
+  int at;
+} SymAt;
 
 static int cmp_symat(const void *a, const void *b) {
   const SymAt *x = a, *y = b;
@@ -858,11 +930,16 @@ static bool call_args_check(Lexer *lx, NodeList args) {
     Node *a = args.items[i];
     bool kw = a->kind == AST_KEYWORD;
     const char *msg = NULL;
-    if (kw && a->u.kw.name) named = true, kws[nkw++] = (SymAt){a->u.kw.name, i};
-    else if (kw) dstar = true;
-    else if (a->kind == AST_STARRED && dstar) msg = "iterable argument unpacking follows keyword argument unpacking";
-    else if (a->kind != AST_STARRED && dstar) msg = "positional argument follows keyword argument unpacking";
-    else if (a->kind != AST_STARRED && named) msg = "positional argument follows keyword argument";
+    if (kw && a->u.kw.name)
+      named = true, kws[nkw++] = (SymAt){a->u.kw.name, i};
+    else if (kw)
+      dstar = true;
+    else if (a->kind == AST_STARRED && dstar)
+      msg = "iterable argument unpacking follows keyword argument unpacking";
+    else if (a->kind != AST_STARRED && dstar)
+      msg = "positional argument follows keyword argument unpacking";
+    else if (a->kind != AST_STARRED && named)
+      msg = "positional argument follows keyword argument";
     if (msg) return free(kws), fail_node(lx, a, msg);
   }
   int rep = first_repeat(kws, nkw);
@@ -903,9 +980,12 @@ static bool params_order(Lexer *lx, ParamList ps) {
     if (after_dstar) return fail_param(lx, p, "arguments cannot follow var-keyword argument");
     switch (p->kind) {
     case PARAM_PLAIN:
-      if (after_star) p->kind = PARAM_KWONLY;
-      else if (p->dflt) dflt = true;
-      else if (dflt) return fail_param(lx, p, "non-default argument follows default argument");
+      if (after_star)
+        p->kind = PARAM_KWONLY;
+      else if (p->dflt)
+        dflt = true;
+      else if (dflt)
+        return fail_param(lx, p, "non-default argument follows default argument");
       break;
     case PARAM_STAR:
       if (after_star) return fail_param(lx, p, "* argument may appear only once");
@@ -913,8 +993,11 @@ static bool params_order(Lexer *lx, ParamList ps) {
         return fail_param(lx, p, "named arguments must follow bare *");
       after_star = true;
       break;
-    case PARAM_STARSTAR: after_dstar = true; break;
-    case PARAM_KWONLY: TES_UNREACHABLE(); /* the grammar makes only the other three */
+    case PARAM_STARSTAR:
+      after_dstar = true;
+      break;
+    case PARAM_KWONLY:
+      TES_UNREACHABLE(); /* the grammar makes only the other three */
     }
   }
   return true;
@@ -971,7 +1054,8 @@ static ImportList imports_push(Lexer *lx, ImportList l, ImportItem it) {
   return l;
 }
 
-static Node *import_new(Lexer *lx, AstKind kind, ImportList l, const char *module, TES_YYLTYPE loc) {
+static Node *import_new(Lexer *lx, AstKind kind, ImportList l, const char *module,
+                        TES_YYLTYPE loc) {
   Node *n = ast_node(A, kind, LOC(loc));
   if (module)
     for (int i = 0; i < l.n; i++) l.v[i].module = module;
@@ -980,9 +1064,14 @@ static Node *import_new(Lexer *lx, AstKind kind, ImportList l, const char *modul
   return n;
 }
 
+static Node *from_import(Lexer *lx, SymList module, ImportList l, TES_YYLTYPE loc) {
+  return import_new(lx, AST_FROMIMPORT, l, dotted(lx, module), loc);
+}
+
 static bool handlers_check(Lexer *lx, NodeList hs) {
   for (int i = 0; i + 1 < hs.n; i++)
-    if (!hs.items[i]->u.except.type) return fail_node(lx, hs.items[i], "default 'except:' must be last");
+    if (!hs.items[i]->u.except.type)
+      return fail_node(lx, hs.items[i], "default 'except:' must be last");
   return true;
 }
 
@@ -1019,11 +1108,20 @@ static bool expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t sym) {
 /* The offending token in words: its text if it has one. */
 static void found_text(const Lexer *lx, yysymbol_kind_t tok, char *buf, size_t size) {
   switch ((int)tok) {
-  case YYSYMBOL_YYEOF: snprintf(buf, size, "end of input"); return;
-  case YYSYMBOL_NEWLINE: snprintf(buf, size, "end of line"); return;
-  case YYSYMBOL_DEDENT: snprintf(buf, size, "dedent"); return;
-  case YYSYMBOL_INDENT: snprintf(buf, size, "indent"); return;
-  default: break; /* a yysymbol_kind_t, not one of ours */
+  case YYSYMBOL_YYEOF:
+    snprintf(buf, size, "end of input");
+    return;
+  case YYSYMBOL_NEWLINE:
+    snprintf(buf, size, "end of line");
+    return;
+  case YYSYMBOL_DEDENT:
+    snprintf(buf, size, "dedent");
+    return;
+  case YYSYMBOL_INDENT:
+    snprintf(buf, size, "indent");
+    return;
+  default:
+    break; /* a yysymbol_kind_t, not one of ours */
   }
   size_t n = lx->tok_len;
   const char *nl = memchr(lx->tok, '\n', n);
@@ -1036,11 +1134,15 @@ static void found_text(const Lexer *lx, yysymbol_kind_t tok, char *buf, size_t s
 
 /* " after 'if' statement on line 3", as Python says it, from the header's first token. */
 static const char *block_header(Lexer *lx) {
-  static const struct { int tok; const char *what; } heads[] = {
-    {TOK_IF, "'if' statement"}, {TOK_ELIF, "'elif' statement"}, {TOK_ELSE, "'else' statement"},
-    {TOK_FOR, "'for' statement"}, {TOK_WHILE, "'while' statement"}, {TOK_DEF, "function definition"},
-    {TOK_TRY, "'try' statement"}, {TOK_EXCEPT, "'except' statement"},
-    {TOK_FINALLY, "'finally' statement"}, {TOK_WITH, "'with' statement"},
+  static const struct {
+    int tok;
+    const char *what;
+  } heads[] = {
+      {TOK_IF, "'if' statement"},           {TOK_ELIF, "'elif' statement"},
+      {TOK_ELSE, "'else' statement"},       {TOK_FOR, "'for' statement"},
+      {TOK_WHILE, "'while' statement"},     {TOK_DEF, "function definition"},
+      {TOK_TRY, "'try' statement"},         {TOK_EXCEPT, "'except' statement"},
+      {TOK_FINALLY, "'finally' statement"}, {TOK_WITH, "'with' statement"},
   };
   static char buf[64];
   /* The offending token may itself have started a line: the header is the line before. */
@@ -1068,17 +1170,20 @@ static int yyreport_syntax_error(const yypcontext_t *yc, Lexer *lx) {
   if (expects(exp, n, YYSYMBOL_INDENT))
     /* More lines could supply the block when the text ended where it had to start. */
     return lex_error(lx->ctx, line, col, lx->at_eof, "expected an indented block%s",
-                     block_header(lx)), 0;
+                     block_header(lx)),
+           0;
   LexBracket b;
   if (lex_unclosed_bracket(lx, &b))
     return lex_error(lx->ctx, b.line, b.col, false, "'%c' was never closed", b.ch), 0;
   if (expects(exp, n, YYSYMBOL_EXCEPT) && expects(exp, n, YYSYMBOL_FINALLY))
     return lex_error(lx->ctx, line, col, false, "expected 'except' or 'finally' block"), 0;
-  if (expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(':')) && !expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(']')))
+  if (expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(':')) &&
+      !expects(exp, n, (yysymbol_kind_t)YYTRANSLATE(']')))
     return lex_error(lx->ctx, line, col, false, "expected ':'"), 0;
   if (n == 1)
     return lex_error(lx->ctx, line, col, false, "invalid syntax: unexpected %s, expected %s", found,
-                     yysymbol_name(exp[0])), 0;
+                     yysymbol_name(exp[0])),
+           0;
   return lex_error(lx->ctx, line, col, false, "invalid syntax: unexpected %s", found), 0;
 }
 
@@ -1126,56 +1231,93 @@ static bool check_tree(ParseCtx *c, Node *n, int depth, unsigned fl) {
   if (depth > MAX_TREE_DEPTH) return outside(c, n, "too many nested expressions or blocks");
   int d = depth + 1;
   switch (n->kind) {
-  case AST_INT: case AST_FLOAT: case AST_STR: case AST_TRUE: case AST_FALSE: case AST_NONE:
-  case AST_NAME: case AST_PASS: case AST_GLOBAL: case AST_IMPORT: case AST_FROMIMPORT:
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_STR:
+  case AST_TRUE:
+  case AST_FALSE:
+  case AST_NONE:
+  case AST_NAME:
+  case AST_PASS:
+  case AST_GLOBAL:
+  case AST_IMPORT:
+  case AST_FROMIMPORT:
     return true;
-  case AST_BREAK: return (fl & IN_LOOP) || outside(c, n, "'break' outside loop");
-  case AST_CONTINUE: return (fl & IN_LOOP) || outside(c, n, "'continue' not properly in loop");
+  case AST_BREAK:
+    return (fl & IN_LOOP) || outside(c, n, "'break' outside loop");
+  case AST_CONTINUE:
+    return (fl & IN_LOOP) || outside(c, n, "'continue' not properly in loop");
   case AST_RETURN:
     if (!(fl & IN_FUNC)) return outside(c, n, "'return' outside function");
     return check_opt(c, n->u.unary.a, d, fl);
-  case AST_FSTR: case AST_TUPLE: case AST_LIST: case AST_DEL: case AST_MODULE:
+  case AST_FSTR:
+  case AST_TUPLE:
+  case AST_LIST:
+  case AST_DEL:
+  case AST_MODULE:
     return check_list(c, &n->u.list, d, fl);
-  case AST_FMTVAL: return check_tree(c, n->u.fmt.expr, d, fl) && check_opt(c, n->u.fmt.spec, d, fl);
-  case AST_ATTR: return check_tree(c, n->u.attr.obj, d, fl);
-  case AST_SUBSCRIPT: return check_tree(c, n->u.sub.obj, d, fl) && check_tree(c, n->u.sub.index, d, fl);
+  case AST_FMTVAL:
+    return check_tree(c, n->u.fmt.expr, d, fl) && check_opt(c, n->u.fmt.spec, d, fl);
+  case AST_ATTR:
+    return check_tree(c, n->u.attr.obj, d, fl);
+  case AST_SUBSCRIPT:
+    return check_tree(c, n->u.sub.obj, d, fl) && check_tree(c, n->u.sub.index, d, fl);
   case AST_SLICE:
     return check_opt(c, n->u.slice.lo, d, fl) && check_opt(c, n->u.slice.hi, d, fl) &&
            check_opt(c, n->u.slice.step, d, fl);
-  case AST_CALL: return check_tree(c, n->u.call.fn, d, fl) && check_list(c, &n->u.call.args, d, fl);
-  case AST_KEYWORD: return check_tree(c, n->u.kw.value, d, fl);
-  case AST_STARRED: case AST_UNARY: case AST_EXPRSTMT: case AST_RAISE:
+  case AST_CALL:
+    return check_tree(c, n->u.call.fn, d, fl) && check_list(c, &n->u.call.args, d, fl);
+  case AST_KEYWORD:
+    return check_tree(c, n->u.kw.value, d, fl);
+  case AST_STARRED:
+  case AST_UNARY:
+  case AST_EXPRSTMT:
+  case AST_RAISE:
     return check_opt(c, n->u.unary.a, d, fl);
-  case AST_BINOP: case AST_AND: case AST_OR: case AST_ASSERT:
+  case AST_BINOP:
+  case AST_AND:
+  case AST_OR:
+  case AST_ASSERT:
     return check_tree(c, n->u.bin.a, d, fl) && check_opt(c, n->u.bin.b, d, fl);
-  case AST_COMPARE: return check_cmp(c, n, d, fl);
+  case AST_COMPARE:
+    return check_cmp(c, n, d, fl);
   case AST_IFEXP:
     return check_tree(c, n->u.ifexp.cond, d, fl) && check_tree(c, n->u.ifexp.then, d, fl) &&
            check_tree(c, n->u.ifexp.orelse, d, fl);
-  case AST_LAMBDA: case AST_DEF: return check_def(c, n->u.def, d, fl);
-  case AST_DICT: return check_list(c, &n->u.dict.keys, d, fl) && check_list(c, &n->u.dict.values, d, fl);
-  case AST_LISTCOMP: case AST_DICTCOMP:
+  case AST_LAMBDA:
+  case AST_DEF:
+    return check_def(c, n->u.def, d, fl);
+  case AST_DICT:
+    return check_list(c, &n->u.dict.keys, d, fl) && check_list(c, &n->u.dict.values, d, fl);
+  case AST_LISTCOMP:
+  case AST_DICTCOMP:
     return check_opt(c, n->u.comp.key, d, fl) && check_tree(c, n->u.comp.elt, d, fl) &&
            check_list(c, &n->u.comp.gens, d, fl);
   case AST_COMPFOR:
     return check_tree(c, n->u.compfor.target, d, fl) && check_tree(c, n->u.compfor.iter, d, fl) &&
            check_list(c, &n->u.compfor.ifs, d, fl);
-  case AST_ASSIGN: return check_list(c, &n->u.assign.targets, d, fl) && check_tree(c, n->u.assign.value, d, fl);
-  case AST_AUGASSIGN: return check_tree(c, n->u.aug.target, d, fl) && check_tree(c, n->u.aug.value, d, fl);
+  case AST_ASSIGN:
+    return check_list(c, &n->u.assign.targets, d, fl) && check_tree(c, n->u.assign.value, d, fl);
+  case AST_AUGASSIGN:
+    return check_tree(c, n->u.aug.target, d, fl) && check_tree(c, n->u.aug.value, d, fl);
   case AST_IF:
     return check_tree(c, n->u.ifs.cond, d, fl) && check_list(c, &n->u.ifs.body, d, fl) &&
            check_list(c, &n->u.ifs.orelse, d, fl);
-  case AST_FOR: case AST_WHILE:
+  case AST_FOR:
+  case AST_WHILE:
     return check_opt(c, n->u.loop.target, d, fl) && check_tree(c, n->u.loop.iter, d, fl) &&
-           check_list(c, &n->u.loop.body, d, fl | IN_LOOP) && check_list(c, &n->u.loop.orelse, d, fl);
+           check_list(c, &n->u.loop.body, d, fl | IN_LOOP) &&
+           check_list(c, &n->u.loop.orelse, d, fl);
   case AST_WITH:
     return check_tree(c, n->u.with.ctx, d, fl) && check_opt(c, n->u.with.target, d, fl) &&
            check_list(c, &n->u.with.body, d, fl);
   case AST_TRY:
     return check_list(c, &n->u.try_.body, d, fl) && check_list(c, &n->u.try_.handlers, d, fl) &&
            check_list(c, &n->u.try_.orelse, d, fl) && check_list(c, &n->u.try_.finalbody, d, fl);
-  case AST_EXCEPT: return check_opt(c, n->u.except.type, d, fl) && check_list(c, &n->u.except.body, d, fl);
-  case AST_KIND_COUNT: break;
+  case AST_EXCEPT:
+    return check_opt(c, n->u.except.type, d, fl) && check_list(c, &n->u.except.body, d, fl);
+  case AST_KIND_COUNT:
+    break;
   }
   TES_UNREACHABLE();
 }
