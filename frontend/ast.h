@@ -213,7 +213,8 @@ void unit_decref(Unit *u);
 Node *ast_node(Arena *a, AstKind kind, SrcLoc loc);
 void ast_list_push(Arena *a, NodeList *l, Node *n);
 
-/* Prints the tree as an s-expression, one node per line (tests and `tes --dump-ast`). */
+/* Prints the tree as s-expressions: a statement per line, blocks indented, each expression on
+ * one line, e.g. (BINOP + (NAME x) (INT 1)) (tests and `tes --dump-ast`). */
 void ast_dump(const Node *n, void *file /* FILE * */);
 
 #endif

@@ -167,8 +167,10 @@ int interp_tick(Interp *I) {
     interp_raise(I, EXC_RuntimeError, "step limit exceeded");
     return -1;
   }
-  char here;
-  if (I->stack_base && (size_t)(I->stack_base - &here) > I->stack_limit) {
+  /* the frame address, not a local's: under AddressSanitizer locals may live on a heap
+   * "fake stack" */
+  char *here = __builtin_frame_address(0);
+  if (I->stack_base && (size_t)(I->stack_base - here) > I->stack_limit) {
     interp_raise(I, EXC_RecursionError, "maximum recursion depth exceeded");
     return -1;
   }
@@ -178,9 +180,8 @@ int interp_tick(Interp *I) {
 /* ---- running source ---- */
 
 int interp_run_unit(Interp *I, Unit *u, bool echo) {
-  char base;
   bool outermost = I->stack_base == NULL;
-  if (outermost) I->stack_base = &base;
+  if (outermost) I->stack_base = __builtin_frame_address(0);
   int r = interp_exec_module(I, u, I->globals, echo);
   if (outermost) I->stack_base = NULL;
   fflush(I->out);

@@ -79,6 +79,7 @@ static VarInfo info_of(Analyzer *an, const Var *v) {
 }
 
 void arith_bind(Analyzer *an, const Var *v, Range r) {
+  TES_ASSERT(r.min && r.extent, "arith_bind of %s without a range", v->name);
   if (ir_is_const_int(r.extent, 1)) {
     arith_bind_value(an, v, r.min);
     return;
@@ -143,36 +144,40 @@ static Expr *negate(Arena *a, Expr *c) {
   TES_UNREACHABLE();
 }
 
-/* Each conjunct of c is true and its negation false, in the forms both simplifiers write. */
-static void push_facts(Analyzer *an, Expr *c) {
+/* Each conjunct of c is true and its negation false; with `canonical`, also in the form the
+ * canonical simplifier writes, for a c that came from the rewriter. */
+static void push_facts(Analyzer *an, Expr *c, bool canonical) {
   if (c->kind == EXPR_AND) {
-    push_facts(an, c->u.bin.a);
-    push_facts(an, c->u.bin.b);
+    push_facts(an, c->u.bin.a, canonical);
+    push_facts(an, c->u.bin.b, canonical);
     return;
   }
   if (c->kind == EXPR_INT) return;
   push_fact(an, c, true);
   push_fact(an, negate(an->arena, c), false);
-  Expr *canonical = arith_canonical_simplify(an, c);
-  if (canonical != c && canonical->kind != EXPR_INT) {
-    push_fact(an, canonical, true);
-    push_fact(an, negate(an->arena, canonical), false);
+  Expr *other = canonical ? arith_canonical_simplify(an, c) : c;
+  if (other != c && other->kind != EXPR_INT) {
+    push_fact(an, other, true);
+    push_fact(an, negate(an->arena, other), false);
   }
 }
 
-void arith_push_constraint(Analyzer *an, Expr *cond) {
-  TES_ASSERT(dt_is_bool(cond->dtype), "constraint of a non-bool expression");
-  Expr *c = arith_rewrite_simplify(an, cond);
+void arith_push_simplified(Analyzer *an, Expr *c, bool canonical) {
+  TES_ASSERT(dt_is_bool(c->dtype), "constraint of a non-bool expression");
   reserve((void **)&an->frames, &an->capframes, an->nframes, sizeof *an->frames);
-  an->frames[an->nframes++] = (Frame){an->nundo, an->nfacts, an->nebounds};
+  an->frames[an->nframes++] = (ConstraintFrame){an->nundo, an->nfacts, an->nebounds};
   arith_bound_constrain(an, c);
   arith_modular_constrain(an, c);
-  push_facts(an, c);
+  push_facts(an, c, canonical);
+}
+
+void arith_push_constraint(Analyzer *an, Expr *cond) {
+  arith_push_simplified(an, arith_rewrite_simplify(an, cond), true);
 }
 
 void arith_pop_constraint(Analyzer *an) {
   TES_ASSERT(an->nframes > 0, "arith_pop_constraint without a push");
-  Frame f = an->frames[--an->nframes];
+  ConstraintFrame f = an->frames[--an->nframes];
   while (an->nundo > f.undo_mark) {
     VarInfo *old = &an->undo[--an->nundo];
     an->vars[slot_of(an->vars, an->cap, old->var)] = *old;
@@ -193,16 +198,16 @@ static void scratch_leave(Analyzer *an) {
 /* TVM's RewriteSimplifier runs its pass twice at most, stopping when nothing changes. */
 Expr *arith_rewrite_simplify(Analyzer *an, Expr *e) {
   Simp s;
-  simp_init(&s, an, false);
-  Expr *r = simp_visit(&s, e);
-  return r == e ? e : simp_visit(&s, r);
+  arith_simp_init(&s, an, false);
+  Expr *r = arith_simp_visit(&s, e);
+  return r == e ? e : arith_simp_visit(&s, r);
 }
 
 Expr *arith_canonical_simplify(Analyzer *an, Expr *e) {
   Simp s;
-  simp_init(&s, an, true);
+  arith_simp_init(&s, an, true);
   scratch_enter(an);
-  Expr *r = simp_visit(&s, e);
+  Expr *r = arith_simp_visit(&s, e);
   scratch_leave(an);
   return r;
 }

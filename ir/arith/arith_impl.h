@@ -50,9 +50,9 @@ typedef struct Fact {
   bool value;
 } Fact;
 
-typedef struct Frame {
+typedef struct ConstraintFrame {
   int undo_mark, fact_mark, ebound_mark;
-} Frame;
+} ConstraintFrame;
 
 struct Analyzer {
   Arena *arena;    /* results */
@@ -62,7 +62,7 @@ struct Analyzer {
   size_t nvars, cap;
   VarInfo *undo;   /* old entries, restored by arith_pop_constraint */
   int nundo, capundo;
-  Frame *frames;   /* one per pushed constraint */
+  ConstraintFrame *frames;   /* one per pushed constraint */
   int nframes, capframes;
   Fact *facts;     /* the pushed constraints' conjuncts, and their negations as false */
   int nfacts, capfacts;
@@ -75,6 +75,10 @@ struct Analyzer {
 const VarInfo *arith_lookup(const Analyzer *an, const Var *v);
 /* Replaces v's entry; inside a constraint the old one is logged for arith_pop_constraint. */
 void arith_update(Analyzer *an, const VarInfo *info);
+/* arith_push_constraint of a c already simplified: the walk's own pushes (the branches of a
+ * select) skip simplifying it again, which would cost time exponential in nesting. With
+ * `canonical`, c's canonical form is a fact too. */
+void arith_push_simplified(Analyzer *an, Expr *c, bool canonical);
 /* Adds a bound on a non-variable expression until the current constraint is popped. */
 void arith_push_expr_bound(Analyzer *an, const Expr *e, ConstBound b);
 /* The facts a constraint adds to the bounds (const_bound.c) and modular sets (modular.c). */
@@ -102,16 +106,21 @@ typedef enum {
   CMP_GT = 1, CMP_EQ = 2, CMP_GE = 3, CMP_LT = 4, CMP_NE = 5, CMP_LE = 6, CMP_UNKNOWN = 7
 } CmpResult;
 
-void simp_init(Simp *s, Analyzer *an, bool canonical);
-Expr *simp_visit(Simp *s, Expr *e);        /* e simplified in s's mode */
-Expr *simp_rewrite_node(Simp *s, Expr *e); /* the rewriter's visit of e, whatever the mode */
-Expr *simp_recurse(Simp *s, Expr *e);      /* a rule's result simplified again, depth-limited */
-CmpResult simp_compare(Simp *s, Expr *x, Expr *y);
-CmpResult simp_compare_const(Simp *s, Expr *x, int64_t v);
-Expr *simp_match_fact(Simp *s, Expr *e);   /* True/False when e or !e is a pushed fact */
-bool simp_can_prove_ge(Simp *s, Expr *e, int64_t v);
-bool simp_can_prove_equal(Simp *s, Expr *e, int64_t v); /* e simplifies to the constant v */
-bool arith_is_pure(const Expr *e);         /* no call with side effects in e */
+void arith_simp_init(Simp *s, Analyzer *an, bool canonical);
+/* e simplified in s's mode. */
+Expr *arith_simp_visit(Simp *s, Expr *e);
+/* The rewriter's visit of e, whatever the mode. */
+Expr *arith_simp_node(Simp *s, Expr *e);
+/* A rule's result simplified again, at most MAX_RECURSION deep. */
+Expr *arith_simp_recurse(Simp *s, Expr *e);
+/* How x compares with y (or v): x - y simplified, then its bounds and modular set. */
+CmpResult arith_simp_compare(Simp *s, Expr *x, Expr *y);
+CmpResult arith_simp_compare_const(Simp *s, Expr *x, int64_t v);
+/* True or False when e, or its negation, is a pushed fact; else NULL. */
+Expr *arith_simp_fact(Simp *s, Expr *e);
+bool arith_simp_prove_ge(Simp *s, Expr *e, int64_t v);    /* by e's constant bounds */
+bool arith_simp_prove_equal(Simp *s, Expr *e, int64_t v); /* e simplifies to the constant v */
+bool arith_is_pure(const Expr *e);                        /* no call with side effects in e */
 
 /* ---- rule patterns (pattern.c) ----
  * A rule is written as TVM and Halide write theirs: "min(x, y + c1) + c2" -> "min(x + c2, y)".
@@ -134,12 +143,13 @@ enum { PV_X, PV_Y, PV_Z, PV_W, PV_B1, PV_B2, PV_S1, PV_S2 };
 /* A rule's side condition on what its pattern bound. */
 typedef bool (*RuleCond)(Simp *s, const PMatch *m);
 
-Pat *pat_compile(const char *text); /* malloc'd; rule sets compile theirs once and keep them */
-void pat_free(Pat *p);
+/* malloc'd; rule sets compile theirs once and keep them */
+Pat *arith_pat_compile(const char *text);
+void arith_pat_free(Pat *p);
 /* Whether e matches one of p's alternatives for which cond (unless NULL) holds. */
-bool pat_match(const Pat *p, Expr *e, PMatch *m, RuleCond cond, Simp *s);
+bool arith_pat_match(const Pat *p, Expr *e, PMatch *m, RuleCond cond, Simp *s);
 /* The instance of p; hint is the dtype of a result that is a bare number. */
-Expr *pat_build(Arena *a, const Pat *p, const PMatch *m, DType hint);
+Expr *arith_pat_build(Arena *a, const Pat *p, const PMatch *m, DType hint);
 
 /* A rule set: rules tried in order on a node whose children are simplified. */
 typedef struct RuleDef {
@@ -164,34 +174,34 @@ typedef struct RuleSet {
 #define R_AGAIN_IF(from, to, cond) {from, to, cond, true}
 
 /* The result of the first rule of rs that matches e, or NULL. */
-Expr *rules_apply(Simp *s, RuleSet *rs, Expr *e);
+Expr *arith_rules_apply(Simp *s, RuleSet *rs, Expr *e);
 
 /* ---- the rules, one function per node kind (rewrite_*.c); e's children are simplified ---- */
-Expr *rw_add(Simp *s, Expr *e);
-Expr *rw_sub(Simp *s, Expr *e);
-Expr *rw_mul(Simp *s, Expr *e);
-Expr *rw_div(Simp *s, Expr *e);
-Expr *rw_mod(Simp *s, Expr *e);
-Expr *rw_floordiv(Simp *s, Expr *e);
-Expr *rw_floormod(Simp *s, Expr *e);
-Expr *rw_min(Simp *s, Expr *e);
-Expr *rw_max(Simp *s, Expr *e);
-Expr *rw_eq(Simp *s, Expr *e);
-Expr *rw_ne(Simp *s, Expr *e);
-Expr *rw_lt(Simp *s, Expr *e);
-Expr *rw_le(Simp *s, Expr *e);
-Expr *rw_and(Simp *s, Expr *e);
-Expr *rw_or(Simp *s, Expr *e);
-Expr *rw_not(Simp *s, Expr *e);
-Expr *rw_select(Simp *s, Expr *e);
-Expr *rw_call(Simp *s, Expr *e);
+Expr *arith_rw_add(Simp *s, Expr *e);
+Expr *arith_rw_sub(Simp *s, Expr *e);
+Expr *arith_rw_mul(Simp *s, Expr *e);
+Expr *arith_rw_div(Simp *s, Expr *e);
+Expr *arith_rw_mod(Simp *s, Expr *e);
+Expr *arith_rw_floordiv(Simp *s, Expr *e);
+Expr *arith_rw_floormod(Simp *s, Expr *e);
+Expr *arith_rw_min(Simp *s, Expr *e);
+Expr *arith_rw_max(Simp *s, Expr *e);
+Expr *arith_rw_eq(Simp *s, Expr *e);
+Expr *arith_rw_ne(Simp *s, Expr *e);
+Expr *arith_rw_lt(Simp *s, Expr *e);
+Expr *arith_rw_le(Simp *s, Expr *e);
+Expr *arith_rw_and(Simp *s, Expr *e);
+Expr *arith_rw_or(Simp *s, Expr *e);
+Expr *arith_rw_not(Simp *s, Expr *e);
+Expr *arith_rw_select(Simp *s, Expr *e);
+Expr *arith_rw_call(Simp *s, Expr *e);
 /* The rules alone, on a node that need not be visited (TVM's ApplyRewriteRules). */
-Expr *rw_apply_lt(Simp *s, Expr *e);
-Expr *rw_apply_eq(Simp *s, Expr *e);
-Expr *rw_apply_not(Simp *s, Expr *e);
+Expr *arith_rw_apply_lt(Simp *s, Expr *e);
+Expr *arith_rw_apply_eq(Simp *s, Expr *e);
+Expr *arith_rw_apply_not(Simp *s, Expr *e);
 
 /* ---- canonical.c ---- */
 /* e simplified into canonical form; integer arithmetic goes through sums of scaled terms. */
-Expr *canon_visit(Simp *s, Expr *e);
+Expr *arith_canon_visit(Simp *s, Expr *e);
 
 #endif

@@ -55,7 +55,9 @@ static Form from_expr(Expr *e) { return (Form){.kind = CF_EXPR, .e = e}; }
 static Form from_split(Split sp) { return (Form){.kind = CF_SPLIT, .split = sp}; }
 static Form from_sum(Sum *sum) { return (Form){.kind = CF_SUM, .sum = sum}; }
 
-static bool form_int(const Form *f, int64_t *v) { return f->kind == CF_EXPR && arith_is_int(f->e, v); }
+static bool form_int(const Form *f, int64_t *v) {
+  return f->kind == CF_EXPR && arith_is_int(f->e, v);
+}
 
 /* ---- split terms ---- */
 
@@ -213,7 +215,8 @@ static Expr *sum_expr(Simp *s, const Sum *sum) {
   merge_terms(args, sum->n);
   sort_terms(args, sum->n);
   /* the most negative base has no negation to subtract */
-  bool min_base = t.bits >= 64 ? sum->base == INT64_MIN : sum->base == -(INT64_C(1) << (t.bits - 1));
+  bool min_base =
+      t.bits >= 64 ? sum->base == INT64_MIN : sum->base == -(INT64_C(1) << (t.bits - 1));
   Expr *r = num(s, t, 0);
   for (int i = 0; i < sum->n; i++)
     if (args[i].scale > 0) r = op2(s, EXPR_ADD, r, split_expr(s, &args[i], 1));
@@ -267,13 +270,14 @@ static Split split_div(Simp *s, Split sp, int64_t c, DivMode m) {
     return sp;
   }
   int64_t lower; /* a negative scale would give negative factors: written out instead */
-  if (sp.scale > 0 && c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &lower)) {
+  if (sp.scale > 0 && c % sp.scale == 0 &&
+      !__builtin_mul_overflow(sp.lower, c / sp.scale, &lower)) {
     if (sp.upper == ARITH_POS_INF || sp.upper % lower == 0) {
       sp.scale = 1;
       sp.lower = lower;
       return sp;
     }
-    if (sp.upper <= lower) return split_of(num(s, sp.index->dtype, 0)); /* (x % c1) / c2, c2 >= c1 */
+    if (sp.upper <= lower) return split_of(num(s, sp.index->dtype, 0)); /* (x % c)/d, d >= c */
     sp.index = mod_impl(s, sp.index, sp.upper, m);
     sp.upper = ARITH_POS_INF;
     sp.scale = 1;
@@ -294,11 +298,12 @@ static Split split_mod(Simp *s, Split sp, int64_t c, DivMode m) {
     return sp;
   }
   int64_t upper; /* (x/l % (c/scale))*scale is ((x % (l*c/scale)) / l)*scale */
-  if (sp.scale > 0 && c % sp.scale == 0 && !__builtin_mul_overflow(sp.lower, c / sp.scale, &upper)) {
+  if (sp.scale > 0 && c % sp.scale == 0 &&
+      !__builtin_mul_overflow(sp.lower, c / sp.scale, &upper)) {
     if (sp.upper == ARITH_POS_INF || sp.upper % upper == 0) {
       if (upper < sp.upper && sp.upper != ARITH_POS_INF) {
         /* a smaller modulus may simplify the index further: visit it again */
-        Form f = from_expr(canon_visit(s, mod_impl(s, sp.index, upper, m)));
+        Form f = from_expr(arith_canon_visit(s, mod_impl(s, sp.index, upper, m)));
         Split r = to_split(s, &f);
         if (sp.lower != 1) r = split_div(s, r, sp.lower, m);
         r.scale = wmul(r.scale, sp.scale);
@@ -334,7 +339,8 @@ static bool fold(Simp *s, ExprKind k, const Form *a, const Form *b, Form *r) {
   const Form *pick = NULL;
   if (k == EXPR_ADD) pick = ca && x == 0 ? b : cb && y == 0 ? a : NULL;
   else if (k == EXPR_SUB) pick = cb && y == 0 ? a : NULL;
-  else if (k == EXPR_MUL) pick = (ca && x == 1) || (cb && y == 0) ? b : (cb && y == 1) || (ca && x == 0) ? a : NULL;
+  else if (k == EXPR_MUL)
+    pick = (ca && x == 1) || (cb && y == 0) ? b : (cb && y == 1) || (ca && x == 0) ? a : NULL;
   else if (k == EXPR_DIV || k == EXPR_FLOORDIV) pick = (ca && x == 0) || (cb && y == 1) ? a : NULL;
   else if (ca && x == 0) pick = a; /* the modulos */
   else if (cb && y == 1) {
@@ -384,7 +390,7 @@ static Form visit_mul(Simp *s, Expr *e) {
   return from_split(sp);
 }
 
-static bool ge0(Simp *s, Expr *e) { return simp_can_prove_ge(s, e, 0); }
+static bool ge0(Simp *s, Expr *e) { return arith_simp_prove_ge(s, e, 0); }
 
 /* a / c (truncating) of a sum: the divisible part divides exactly; the rest, when both parts
  * are non-negative, adds its own quotient unless the bounds prove it below c. False when the
@@ -401,7 +407,7 @@ static bool trunc_div_sum(Simp *s, Sum *a, int64_t c, Form *r) {
   int64_t v;
   if (arith_is_int(rest, &v))
     lhs->base = wadd(lhs->base, v / c);
-  else if (simp_compare_const(s, rest, c) != CMP_LT)
+  else if (arith_simp_compare_const(s, rest, c) != CMP_LT)
     sum_add_split(s, lhs, split_div(s, split_of(rest), c, DIV_TRUNC), 1);
   return true;
 }
@@ -415,7 +421,7 @@ static Form floor_div_sum(Simp *s, Sum *a, int64_t c) {
   int64_t v;
   if (arith_is_int(rest, &v))
     lhs->base = wadd(lhs->base, arith_floordiv_i64(v, c));
-  else if (!(simp_compare_const(s, rest, c) == CMP_LT && ge0(s, rest)))
+  else if (!(arith_simp_compare_const(s, rest, c) == CMP_LT && ge0(s, rest)))
     sum_add_split(s, lhs, split_div(s, split_of(rest), c, DIV_FLOOR), 1);
   return from_sum(lhs);
 }
@@ -446,7 +452,7 @@ static Form mod_sum(Simp *s, Sum *a, int64_t c, DivMode m) {
     if (ge0(s, sum_expr(s, lhs)) && ge0(s, sum_expr(s, extra))) {
       Expr *rest = sum_expr(s, extra);
       if (arith_is_int(rest, &v)) return from_expr(op2(s, EXPR_MOD, rest, num(s, a->dtype, c)));
-      if (simp_compare_const(s, rest, c) == CMP_LT) return from_expr(rest);
+      if (arith_simp_compare_const(s, rest, c) == CMP_LT) return from_expr(rest);
       a = extra;
     }
     /* (x - 5) % 3 is (x - 2) % 3 when x - 5 >= 0 */
@@ -458,7 +464,7 @@ static Form mod_sum(Simp *s, Sum *a, int64_t c, DivMode m) {
   }
   Expr *rest = sum_expr(s, extra);
   if (arith_is_int(rest, &v)) return from_expr(op2(s, EXPR_FLOORMOD, rest, num(s, a->dtype, c)));
-  if (simp_compare_const(s, rest, c) == CMP_LT && ge0(s, rest)) return from_expr(rest);
+  if (arith_simp_compare_const(s, rest, c) == CMP_LT && ge0(s, rest)) return from_expr(rest);
   extra->base = arith_floormod_i64(extra->base, c); /* floormod(x - 5, 3) is floormod(x + 1, 3) */
   Form f = from_sum(extra);
   return from_split(split_mod(s, to_split(s, &f), c, m));
@@ -477,7 +483,7 @@ static Form visit_mod(Simp *s, Expr *e, DivMode m) {
 
 /* TVM's CanonicalMutate: the form of e, not yet written out. */
 static Form mutate(Simp *s, Expr *e) {
-  if (!arith_is_index(e->dtype)) return from_expr(simp_rewrite_node(s, e));
+  if (!arith_is_index(e->dtype)) return from_expr(arith_simp_node(s, e));
   switch (e->kind) {
   case EXPR_ADD: return visit_add(s, e, 1);
   case EXPR_SUB: return visit_add(s, e, -1);
@@ -489,12 +495,12 @@ static Form mutate(Simp *s, Expr *e) {
   case EXPR_MIN: case EXPR_MAX: case EXPR_EQ: case EXPR_NE: case EXPR_LT: case EXPR_LE:
   case EXPR_GT: case EXPR_GE: case EXPR_AND: case EXPR_OR:
   ARITH_CASES_NOT_BINARY:
-    return from_expr(simp_rewrite_node(s, e));
+    return from_expr(arith_simp_node(s, e));
   }
   TES_UNREACHABLE();
 }
 
-Expr *canon_visit(Simp *s, Expr *e) {
+Expr *arith_canon_visit(Simp *s, Expr *e) {
   Form f = mutate(s, e);
   return keep(form_expr(s, &f), e);
 }

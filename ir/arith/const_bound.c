@@ -18,7 +18,8 @@ static int64_t add_sat(int64_t x, int64_t y) {
   if (is_inf(x)) return x;
   if (is_inf(y)) return y;
   int64_t r;
-  if (__builtin_add_overflow(x, y, &r) || r <= ARITH_NEG_INF) return x > 0 ? ARITH_POS_INF : ARITH_NEG_INF;
+  if (__builtin_add_overflow(x, y, &r) || r <= ARITH_NEG_INF)
+    return x > 0 ? ARITH_POS_INF : ARITH_NEG_INF;
   return r;
 }
 

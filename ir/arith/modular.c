@@ -46,7 +46,8 @@ static ModularSet add(ModularSet a, ModularSet b, bool sub) {
 /* (p x + n)(q y + m) = pq xy + pm x + qn y + nm */
 static ModularSet mul(ModularSet a, ModularSet b) {
   int64_t pq, pm, qn, nm;
-  if (__builtin_mul_overflow(a.coeff, b.coeff, &pq) || __builtin_mul_overflow(a.coeff, b.base, &pm) ||
+  if (__builtin_mul_overflow(a.coeff, b.coeff, &pq) ||
+      __builtin_mul_overflow(a.coeff, b.base, &pm) ||
       __builtin_mul_overflow(a.base, b.coeff, &qn) || __builtin_mul_overflow(a.base, b.base, &nm))
     return everything;
   return make(gcd(pq, gcd(pm, qn)), nm);
@@ -107,7 +108,8 @@ static ModularSet var_mod(Analyzer *an, const Expr *e) {
 /* Widening keeps every value; a narrowing cast may wrap, which keeps nothing we track. */
 static ModularSet cast_mod(Analyzer *an, const Expr *e) {
   DType from = e->u.unary.a->dtype, to = e->dtype;
-  if (!dt_is_int(from) || !dt_is_int(to) || to.bits < from.bits || (to.bits == from.bits && to.code != from.code))
+  if (!dt_is_int(from) || !dt_is_int(to) || to.bits < from.bits ||
+      (to.bits == from.bits && to.code != from.code))
     return everything;
   return mod_of(an, e->u.unary.a);
 }

@@ -183,7 +183,8 @@ static Pat *parse_sum(Parser *ps) {
 
 static Pat *parse_compare(Parser *ps) {
   static const struct { const char *tok; ExprKind op; } ops[] = {
-    {"<=", EXPR_LE}, {">=", EXPR_GE}, {"==", EXPR_EQ}, {"!=", EXPR_NE}, {"<", EXPR_LT}, {">", EXPR_GT},
+    {"<=", EXPR_LE}, {">=", EXPR_GE}, {"==", EXPR_EQ},
+    {"!=", EXPR_NE}, {"<", EXPR_LT},  {">", EXPR_GT},
   };
   Pat *p = parse_sum(ps);
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -203,7 +204,7 @@ static Pat *parse_or(Parser *ps) {
   return p;
 }
 
-Pat *pat_compile(const char *text) {
+Pat *arith_pat_compile(const char *text) {
   Parser ps = {text, text};
   Pat *first = parse_or(&ps), *last = first;
   while (accept(&ps, ";")) last = last->alt = parse_or(&ps);
@@ -212,12 +213,12 @@ Pat *pat_compile(const char *text) {
   return first;
 }
 
-void pat_free(Pat *p) {
+void arith_pat_free(Pat *p) {
   while (p) {
     Pat *next = p->alt;
-    if (p->a) pat_free(p->a);
-    if (p->b) pat_free(p->b);
-    if (p->c) pat_free(p->c);
+    if (p->a) arith_pat_free(p->a);
+    if (p->b) arith_pat_free(p->b);
+    if (p->c) arith_pat_free(p->c);
     free(p);
     p = next;
   }
@@ -257,7 +258,7 @@ static bool match(const Pat *p, Expr *e, PMatch *m) {
   TES_UNREACHABLE();
 }
 
-bool pat_match(const Pat *p, Expr *e, PMatch *m, RuleCond cond, Simp *s) {
+bool arith_pat_match(const Pat *p, Expr *e, PMatch *m, RuleCond cond, Simp *s) {
   for (; p; p = p->alt) {
     memset(m, 0, sizeof *m);
     if (match(p, e, m) && (!cond || cond(s, m))) return true;
@@ -324,7 +325,7 @@ static Expr *build(Arena *a, const Pat *p, const PMatch *m, DType hint) {
   TES_UNREACHABLE();
 }
 
-Expr *pat_build(Arena *a, const Pat *p, const PMatch *m, DType hint) {
+Expr *arith_pat_build(Arena *a, const Pat *p, const PMatch *m, DType hint) {
   return build(a, p, m, hint);
 }
 
@@ -336,18 +337,18 @@ static void compile(RuleSet *rs) {
   rs->from = xmalloc((size_t)rs->n * sizeof *rs->from);
   rs->to = xmalloc((size_t)rs->n * sizeof *rs->to);
   for (int i = 0; i < rs->n; i++) {
-    rs->from[i] = pat_compile(rs->defs[i].from);
-    rs->to[i] = pat_compile(rs->defs[i].to);
+    rs->from[i] = arith_pat_compile(rs->defs[i].from);
+    rs->to[i] = arith_pat_compile(rs->defs[i].to);
   }
 }
 
-Expr *rules_apply(Simp *s, RuleSet *rs, Expr *e) {
+Expr *arith_rules_apply(Simp *s, RuleSet *rs, Expr *e) {
   if (!rs->from) compile(rs);
   PMatch m;
   for (int i = 0; i < rs->n; i++) {
-    if (!pat_match(rs->from[i], e, &m, rs->defs[i].cond, s)) continue;
-    Expr *r = pat_build(s->an->arena, rs->to[i], &m, e->dtype);
-    if (rs->defs[i].again) r = simp_recurse(s, r);
+    if (!arith_pat_match(rs->from[i], e, &m, rs->defs[i].cond, s)) continue;
+    Expr *r = arith_pat_build(s->an->arena, rs->to[i], &m, e->dtype);
+    if (rs->defs[i].again) r = arith_simp_recurse(s, r);
     return ir_expr_equal(r, e) ? e : r; /* a rule that only rebuilt e changed nothing */
   }
   return NULL;

@@ -25,26 +25,29 @@ static bool same_offsets(Simp *s, const PMatch *m) {
   Arena *a = s->an->arena;
   Expr *d1 = arith_binary(a, EXPR_SUB, m->var[PV_B1], m->var[PV_S1]);
   Expr *d2 = arith_binary(a, EXPR_SUB, m->var[PV_B2], m->var[PV_S2]);
-  return simp_can_prove_equal(s, arith_binary(a, EXPR_SUB, d1, d2), 0);
+  return arith_simp_prove_equal(s, arith_binary(a, EXPR_SUB, d1, d2), 0);
 }
 
 /* truncdiv(x + c1, c3) - truncdiv(x + c2, c3) needs x + c2 >= 0. */
 static bool trunc_offsets(Simp *s, const PMatch *m) {
   return m->c[0] >= m->c[1] && m->c[2] > 0 && m->c[1] != INT64_MIN &&
-         simp_can_prove_ge(s, m->var[PV_X], -m->c[1]);
+         arith_simp_prove_ge(s, m->var[PV_X], -m->c[1]);
 }
 
 static bool trunc_offset0(Simp *s, const PMatch *m) {
-  return m->c[0] >= 0 && m->c[2] > 0 && simp_can_prove_ge(s, m->var[PV_X], 0);
+  return m->c[0] >= 0 && m->c[2] > 0 && arith_simp_prove_ge(s, m->var[PV_X], 0);
 }
 
+/* clang-format off */
 RULES(vector_add,
   R("ramp(b1, s1, lanes) + ramp(b2, s2, lanes)", "ramp(b1 + b2, s1 + s2, lanes)"),
   R("ramp(b1, s1, lanes) + broadcast(x, lanes)", "ramp(b1 + x, s1, lanes)"),
   R("broadcast(x, lanes) + ramp(b1, s1, lanes)", "ramp(x + b1, s1, lanes)"),
   R("broadcast(x, lanes) + broadcast(y, lanes)", "broadcast(x + y, lanes)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_add,
   R("(x - y) + y", "x"),
   R("x + (y - x)", "y"),
@@ -82,26 +85,32 @@ RULES(index_add,
   R_AGAIN("truncmod(y, c1) + x*c1", "x*c1 + truncmod(y, c1)"),
   R_AGAIN("floormod(y, c1) + x*c1", "x*c1 + floormod(y, c1)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(select_add,
   R("select(x, b1, b2) + select(x, s1, s2)", "select(x, b1 + s1, b2 + s2)"),
 );
+/* clang-format on */
 
-Expr *rw_add(Simp *s, Expr *e) {
+Expr *arith_rw_add(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_ADD, e->u.bin.a, e->u.bin.b);
-  if (!r && e->dtype.lanes > 1) r = rules_apply(s, &vector_add, e);
-  if (!r && arith_is_index(e->dtype)) r = rules_apply(s, &index_add, e);
-  if (!r) r = rules_apply(s, &select_add, e);
+  if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_add, e);
+  if (!r && arith_is_index(e->dtype)) r = arith_rules_apply(s, &index_add, e);
+  if (!r) r = arith_rules_apply(s, &select_add, e);
   return r ? r : e;
 }
 
+/* clang-format off */
 RULES(vector_sub,
   R("ramp(b1, s1, lanes) - ramp(b2, s2, lanes)", "ramp(b1 - b2, s1 - s2, lanes)"),
   R("ramp(b1, s1, lanes) - broadcast(x, lanes)", "ramp(b1 - x, s1, lanes)"),
   R("broadcast(x, lanes) - ramp(b1, s1, lanes)", "ramp(x - b1, 0 - s1, lanes)"),
   R("broadcast(x, lanes) - broadcast(y, lanes)", "broadcast(x - y, lanes)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_sub,
   R("(x + y) - y; (y + x) - y", "x"),
   R("x - (y + x); x - (x + y)", "0 - y"),
@@ -152,10 +161,12 @@ RULES(index_sub,
   R_IF("x - floordiv(x - y, c1)*c1", "floormod(x - y, c1) + y", c1_nonzero),
   R_IF("floordiv(x - y, c1)*c1 - x", "0 - floormod(x - y, c1) - y", c1_nonzero),
   R_AGAIN("floordiv(x + c1, 2) - floordiv(x + c2, 2)",
-          "floormod(x, 2)*(floormod(c1, 2) - floormod(c2, 2)) + (floordiv(c1, 2) - floordiv(c2, 2))"),
+          "floormod(x, 2)*(floormod(c1, 2) - floormod(c2, 2))"
+          " + (floordiv(c1, 2) - floordiv(c2, 2))"),
   R_AGAIN("floordiv(x, 2) - floordiv(x + c2, 2)",
           "floormod(x, 2)*(0 - floormod(c2, 2)) - floordiv(c2, 2)"),
-  R_AGAIN("floordiv(x + c1, 2) - floordiv(x, 2)", "floormod(x, 2)*floormod(c1, 2) + floordiv(c1, 2)"),
+  R_AGAIN("floordiv(x + c1, 2) - floordiv(x, 2)",
+          "floormod(x, 2)*floormod(c1, 2) + floordiv(c1, 2)"),
   R_IF("x*c2 - floordiv(x, c1)*c3", "floormod(x, c1)*c2", c3_is_c1_c2),
   R_IF("floordiv(x, c1)*c3 - x*c2", "0 - floormod(x, c1)*c2", c3_is_c1_c2),
   R_IF("x*c2 - floordiv(x + y, c1)*c3", "(floormod(x + y, c1) - y)*c2", c3_is_c1_c2),
@@ -172,25 +183,30 @@ RULES(index_sub,
   R_AGAIN("x - (y - z)", "(x + z) - y"),
   R_AGAIN("x - y*c1", "x + y*(0 - c1)"),
 );
+/* clang-format on */
 
 /* NaN - NaN is not 0; like TVM, the rules assume models have no NaN in them. */
+/* clang-format off */
 RULES(float_sub,
   R_IF("x - x", "0", x_pure),
   R_IF("(x + y) - y", "x", y_pure),
   R_IF("(x + y) - x", "y", x_pure),
   R_IF("x - (y + x); x - (x + y)", "0 - y", x_pure),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(select_sub,
   R("select(x, b1, b2) - select(x, s1, s2)", "select(x, b1 - s1, b2 - s2)"),
   R("select(x, y, z) - z", "select(x, y - z, 0)"),
   R("select(x, y, z) - y", "select(x, 0, z - y)"),
 );
+/* clang-format on */
 
-Expr *rw_sub(Simp *s, Expr *e) {
+Expr *arith_rw_sub(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_SUB, e->u.bin.a, e->u.bin.b);
-  if (!r && e->dtype.lanes > 1) r = rules_apply(s, &vector_sub, e);
-  if (!r) r = rules_apply(s, arith_is_index(e->dtype) ? &index_sub : &float_sub, e);
-  if (!r) r = rules_apply(s, &select_sub, e);
+  if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_sub, e);
+  if (!r) r = arith_rules_apply(s, arith_is_index(e->dtype) ? &index_sub : &float_sub, e);
+  if (!r) r = arith_rules_apply(s, &select_sub, e);
   return r ? r : e;
 }

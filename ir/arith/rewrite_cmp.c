@@ -22,11 +22,14 @@ static bool c1_ge0_c2_neg(Simp *s, const PMatch *m) { return m->c[0] >= 0 && m->
 static bool c1_pos_c2_le0(Simp *s, const PMatch *m) { return m->c[0] > 0 && m->c[1] <= 0; }
 static bool x_pure(Simp *s, const PMatch *m) { return arith_is_pure(m->var[PV_X]); }
 
+/* clang-format off */
 RULES(vector_lt,
   R("broadcast(x, lanes) < broadcast(y, lanes)", "broadcast(x < y, lanes)"),
   R("ramp(x, s1, lanes) < ramp(y, s1, lanes)", "broadcast(x < y, lanes)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_lt,
   R("x + y < x + z; x + y < z + x; y + x < x + z; y + x < z + x", "y < z"),
   R("y - x < z - x", "y < z"),
@@ -76,53 +79,65 @@ RULES(index_lt,
   R_AGAIN("x < c1 + y", "x - y < c1"),
   R_AGAIN("c1 + y < x", "c1 < x - y"),
 );
+/* clang-format on */
 
-Expr *rw_apply_lt(Simp *s, Expr *e) {
+Expr *arith_rw_apply_lt(Simp *s, Expr *e) {
   Expr *r = NULL;
-  if (e->dtype.lanes > 1) r = rules_apply(s, &vector_lt, e);
+  if (e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_lt, e);
   if (r || !arith_is_index(e->u.bin.a->dtype)) return r ? r : e;
-  CmpResult c = simp_compare(s, e->u.bin.a, e->u.bin.b);
+  CmpResult c = arith_simp_compare(s, e->u.bin.a, e->u.bin.b);
   if (c == CMP_LT) return truth(s, e, true);
   if (c == CMP_EQ || c == CMP_GT || c == CMP_GE) return truth(s, e, false);
-  r = rules_apply(s, &index_lt, e);
+  r = arith_rules_apply(s, &index_lt, e);
   return r ? r : e;
 }
 
 /* What every comparison does first: fold constants, then look the node up among the facts. */
 static Expr *fold_or_fact(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, e->kind, e->u.bin.a, e->u.bin.b);
-  return r ? r : simp_match_fact(s, e);
+  return r ? r : arith_simp_fact(s, e);
 }
 
-Expr *rw_lt(Simp *s, Expr *e) {
+Expr *arith_rw_lt(Simp *s, Expr *e) {
   Expr *r = fold_or_fact(s, e);
-  return r ? r : rw_apply_lt(s, e);
+  return r ? r : arith_rw_apply_lt(s, e);
 }
 
-static Expr *node(Simp *s, ExprKind k, Expr *a, Expr *b) { return ir_binary(s->an->arena, k, a, b); }
+static Expr *node(Simp *s, ExprKind k, Expr *a, Expr *b) {
+  return ir_binary(s->an->arena, k, a, b);
+}
+
+/* !c with the ! pushed inward (a constant c just flips). */
+static Expr *negated(Simp *s, Expr *c) {
+  Arena *a = s->an->arena;
+  return c->kind == EXPR_INT ? arith_not(a, c) : arith_rw_apply_not(s, ir_not(a, c));
+}
 
 /* a <= b is !(b < a); what the bounds leave open of a <= b narrows it to < or ==. */
-Expr *rw_le(Simp *s, Expr *e) {
+Expr *arith_rw_le(Simp *s, Expr *e) {
   Expr *r = fold_or_fact(s, e);
   if (r) return r;
-  Expr *lt = rw_apply_lt(s, node(s, EXPR_LT, e->u.bin.b, e->u.bin.a));
-  r = lt->kind == EXPR_INT ? arith_not(s->an->arena, lt) : rw_apply_not(s, ir_not(s->an->arena, lt));
+  Expr *lt = arith_rw_apply_lt(s, node(s, EXPR_LT, e->u.bin.b, e->u.bin.a));
+  r = negated(s, lt);
   if (r->kind != EXPR_LE || !arith_is_index(r->u.bin.a->dtype)) return r;
   Expr *a = r->u.bin.a, *b = r->u.bin.b;
-  switch (simp_compare(s, a, b)) {
+  switch (arith_simp_compare(s, a, b)) {
   case CMP_LE: case CMP_LT: case CMP_EQ: return truth(s, e, true);
   case CMP_GT: return truth(s, e, false);
-  case CMP_NE: return rw_apply_lt(s, node(s, EXPR_LT, a, b));
-  case CMP_GE: return rw_apply_eq(s, node(s, EXPR_EQ, a, b));
+  case CMP_NE: return arith_rw_apply_lt(s, node(s, EXPR_LT, a, b));
+  case CMP_GE: return arith_rw_apply_eq(s, node(s, EXPR_EQ, a, b));
   case CMP_UNKNOWN: return r;
   }
   TES_UNREACHABLE();
 }
 
+/* clang-format off */
 RULES(vector_eq,
   R("broadcast(x, lanes) == broadcast(y, lanes)", "broadcast(x == y, lanes)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_eq,
   R("c1 == x", "x == c1"),
   R("x - c1 == c2", "x == c2 + c1"),
@@ -131,44 +146,47 @@ RULES(index_eq,
   R_AGAIN("x*y == 0", "x == 0 || y == 0"),
   R("x == x", "true"),
 );
+/* clang-format on */
 
 /* NaN == NaN is false; like TVM, the rules assume there is no NaN. */
+/* clang-format off */
 RULES(other_eq, R_IF("x == x", "true", x_pure), );
+/* clang-format on */
 
-Expr *rw_apply_eq(Simp *s, Expr *e) {
+Expr *arith_rw_apply_eq(Simp *s, Expr *e) {
   Expr *r = NULL;
-  if (e->dtype.lanes > 1) r = rules_apply(s, &vector_eq, e);
+  if (e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_eq, e);
   if (r) return r;
   if (!arith_is_index(e->u.bin.a->dtype)) {
-    r = rules_apply(s, &other_eq, e);
+    r = arith_rules_apply(s, &other_eq, e);
     return r ? r : e;
   }
-  CmpResult c = simp_compare(s, e->u.bin.a, e->u.bin.b);
+  CmpResult c = arith_simp_compare(s, e->u.bin.a, e->u.bin.b);
   if (c == CMP_EQ) return truth(s, e, true);
   if (c == CMP_NE || c == CMP_GT || c == CMP_LT) return truth(s, e, false);
-  r = rules_apply(s, &index_eq, e);
+  r = arith_rules_apply(s, &index_eq, e);
   return r ? r : e;
 }
 
-Expr *rw_eq(Simp *s, Expr *e) {
+Expr *arith_rw_eq(Simp *s, Expr *e) {
   Expr *r = fold_or_fact(s, e);
-  return r ? r : rw_apply_eq(s, e);
+  return r ? r : arith_rw_apply_eq(s, e);
 }
 
 /* a != b is !(a == b), unless the bounds already know one side of it. */
-Expr *rw_ne(Simp *s, Expr *e) {
+Expr *arith_rw_ne(Simp *s, Expr *e) {
   Expr *r = fold_or_fact(s, e);
   if (r) return r;
   Expr *a = e->u.bin.a, *b = e->u.bin.b;
   if (arith_is_index(a->dtype)) {
-    switch (simp_compare(s, a, b)) {
+    switch (arith_simp_compare(s, a, b)) {
     case CMP_NE: case CMP_GT: case CMP_LT: return truth(s, e, true);
     case CMP_EQ: return truth(s, e, false);
-    case CMP_GE: return rw_apply_lt(s, node(s, EXPR_LT, b, a));
-    case CMP_LE: return rw_apply_lt(s, node(s, EXPR_LT, a, b));
+    case CMP_GE: return arith_rw_apply_lt(s, node(s, EXPR_LT, b, a));
+    case CMP_LE: return arith_rw_apply_lt(s, node(s, EXPR_LT, a, b));
     case CMP_UNKNOWN: break;
     }
   }
-  Expr *eq = rw_apply_eq(s, node(s, EXPR_EQ, a, b));
-  return eq->kind == EXPR_INT ? arith_not(s->an->arena, eq) : rw_apply_not(s, ir_not(s->an->arena, eq));
+  Expr *eq = arith_rw_apply_eq(s, node(s, EXPR_EQ, a, b));
+  return negated(s, eq);
 }

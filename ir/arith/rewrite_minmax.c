@@ -9,7 +9,7 @@ static bool c1_gt_c2(Simp *s, const PMatch *m) { return m->c[0] > m->c[1]; }
 static bool c1_neg(Simp *s, const PMatch *m) { return m->c[0] < 0; }
 static bool c1_pos(Simp *s, const PMatch *m) { return m->c[0] > 0; }
 static bool c2_nonzero(Simp *s, const PMatch *m) { return m->c[1] != 0; }
-static bool x_ge1(Simp *s, const PMatch *m) { return simp_can_prove_ge(s, m->var[PV_X], 1); }
+static bool x_ge1(Simp *s, const PMatch *m) { return arith_simp_prove_ge(s, m->var[PV_X], 1); }
 
 /* c2 > 0 and c1 + 1 == c2: floordiv(x + c1, c2)*c2 is x rounded up to a multiple of c2. */
 static bool round_up(Simp *s, const PMatch *m) { return m->c[1] > 0 && m->c[0] + 1 == m->c[1]; }
@@ -17,18 +17,25 @@ static bool round_up_x_ge1(Simp *s, const PMatch *m) { return round_up(s, m) && 
 static bool c2_pos(Simp *s, const PMatch *m) { return m->c[1] > 0; }
 
 /* c1 != 0 divides c2, of the sign given. */
-static bool c1_pos_divides_c2(Simp *s, const PMatch *m) { return m->c[0] > 0 && m->c[1] % m->c[0] == 0; }
+static bool c1_pos_divides_c2(Simp *s, const PMatch *m) {
+  return m->c[0] > 0 && m->c[1] % m->c[0] == 0;
+}
 static bool c1_neg_divides_c2(Simp *s, const PMatch *m) {
   return m->c[0] < 0 && arith_divides(m->c[0], m->c[1]);
 }
 
+/* clang-format off */
 RULES(vector_min,
   R("min(broadcast(x, lanes), broadcast(y, lanes))", "broadcast(min(x, y), lanes)"),
   R("min(min(x, broadcast(y, lanes)), broadcast(z, lanes))", "min(x, broadcast(min(y, z), lanes))"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_min_first, R("min(x, x)", "x"), );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_min,
   R_IF("min(x + c1, x + c2)", "x + c1", c1_lt_c2),
   R("min(x + c1, x + c2)", "x + c2"),
@@ -69,10 +76,13 @@ RULES(index_min,
   R_AGAIN("min(min(x, c1), y)", "min(min(x, y), c1)"),
   R_AGAIN_IF("min(c1 - x, c2)", "c1 - max(x, c1 - c2)", c2_nonzero),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(select_min,
   R("min(select(x, y, z), select(x, s1, s2))", "select(x, min(y, s1), min(z, s2))"),
 );
+/* clang-format on */
 
 /* min(a, b) is the operand the bounds prove no greater than the other. */
 static Expr *by_bounds(Simp *s, Expr *e, bool is_min) {
@@ -82,23 +92,28 @@ static Expr *by_bounds(Simp *s, Expr *e, bool is_min) {
   return NULL;
 }
 
-Expr *rw_min(Simp *s, Expr *e) {
+Expr *arith_rw_min(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_MIN, e->u.bin.a, e->u.bin.b);
-  if (!r && e->dtype.lanes > 1) r = rules_apply(s, &vector_min, e);
-  if (!r && arith_is_index(e->dtype) && !(r = rules_apply(s, &index_min_first, e)) &&
+  if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_min, e);
+  if (!r && arith_is_index(e->dtype) && !(r = arith_rules_apply(s, &index_min_first, e)) &&
       !(r = by_bounds(s, e, true)))
-    r = rules_apply(s, &index_min, e);
-  if (!r) r = rules_apply(s, &select_min, e);
+    r = arith_rules_apply(s, &index_min, e);
+  if (!r) r = arith_rules_apply(s, &select_min, e);
   return r ? r : e;
 }
 
+/* clang-format off */
 RULES(vector_max,
   R("max(broadcast(x, lanes), broadcast(y, lanes))", "broadcast(max(x, y), lanes)"),
   R("max(max(x, broadcast(y, lanes)), broadcast(z, lanes))", "max(x, broadcast(max(y, z), lanes))"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_max_first, R("max(x, x)", "x"), );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_max,
   R_IF("max(x + c1, x + c2)", "x + c1", c1_gt_c2),
   R("max(x + c1, x + c2)", "x + c2"),
@@ -137,17 +152,20 @@ RULES(index_max,
   R_AGAIN("max(max(x, c1), y)", "max(max(x, y), c1)"),
   R_AGAIN_IF("max(c1 - x, c2)", "c1 - min(x, c1 - c2)", c2_nonzero),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(select_max,
   R("max(select(x, y, z), select(x, s1, s2))", "select(x, max(y, s1), max(z, s2))"),
 );
+/* clang-format on */
 
-Expr *rw_max(Simp *s, Expr *e) {
+Expr *arith_rw_max(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_MAX, e->u.bin.a, e->u.bin.b);
-  if (!r && e->dtype.lanes > 1) r = rules_apply(s, &vector_max, e);
-  if (!r && arith_is_index(e->dtype) && !(r = rules_apply(s, &index_max_first, e)) &&
+  if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_max, e);
+  if (!r && arith_is_index(e->dtype) && !(r = arith_rules_apply(s, &index_max_first, e)) &&
       !(r = by_bounds(s, e, false)))
-    r = rules_apply(s, &index_max, e);
-  if (!r) r = rules_apply(s, &select_max, e);
+    r = arith_rules_apply(s, &index_max, e);
+  if (!r) r = arith_rules_apply(s, &select_max, e);
   return r ? r : e;
 }

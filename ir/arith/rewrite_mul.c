@@ -3,15 +3,20 @@
  * scale of a difference flips the difference instead. */
 #include "ir/arith/arith_impl.h"
 
-static bool ceil_multiple(Simp *s, const PMatch *m) { return m->c[0] == m->c[1] || m->c[0] == -m->c[1]; }
+static bool ceil_multiple(Simp *s, const PMatch *m) {
+  return m->c[0] == m->c[1] || m->c[0] == -m->c[1];
+}
 static bool c1_neg(Simp *s, const PMatch *m) { return m->c[0] < 0; }
 
+/* clang-format off */
 RULES(vector_mul,
   R("broadcast(x, lanes)*broadcast(y, lanes)", "broadcast(x*y, lanes)"),
   R("ramp(b1, s1, lanes)*broadcast(x, lanes); broadcast(x, lanes)*ramp(b1, s1, lanes)",
     "ramp(b1*x, s1*x, lanes)"),
 );
+/* clang-format on */
 
+/* clang-format off */
 RULES(index_mul,
   R("(x + c1)*c2", "x*c2 + c1*c2"),
   R("(x*c1)*c2", "x*(c1*c2)"),
@@ -22,10 +27,11 @@ RULES(index_mul,
   R_AGAIN("c1*x", "x*c1"),
   R_AGAIN_IF("(x - y)*c1", "(y - x)*(0 - c1)", c1_neg),
 );
+/* clang-format on */
 
-Expr *rw_mul(Simp *s, Expr *e) {
+Expr *arith_rw_mul(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_MUL, e->u.bin.a, e->u.bin.b);
-  if (!r && e->dtype.lanes > 1) r = rules_apply(s, &vector_mul, e);
-  if (!r && arith_is_index(e->dtype)) r = rules_apply(s, &index_mul, e);
+  if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_mul, e);
+  if (!r && arith_is_index(e->dtype)) r = arith_rules_apply(s, &index_mul, e);
   return r ? r : e;
 }

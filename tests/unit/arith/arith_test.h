@@ -75,7 +75,8 @@ HELPER void bind(const char *name, int64_t lo, int64_t extent) {
 HELPER void set_bound(const char *name, int64_t lo, int64_t hi) {
   Var *v = var(name);
   if (hi > lo)
-    arith_bind(AN, v, (Range){arith_const(&A, v->dtype, lo), arith_const(&A, v->dtype, hi - lo + 1)});
+    arith_bind(AN, v,
+               (Range){arith_const(&A, v->dtype, lo), arith_const(&A, v->dtype, hi - lo + 1)});
   else
     arith_bind_bound(AN, v, (ConstBound){lo, hi});
 }
@@ -115,7 +116,7 @@ static int accept(Src *s, const char *tok) {
   skip(s);
   size_t n = strlen(tok);
   if (strncmp(s->p, tok, n)) return 0;
-  if ((tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && n == 1 && s->p[1] == '=')
+  if (strchr("<>!=", tok[0]) && n == 1 && s->p[1] == '=')
     return 0;
   s->p += n;
   return 1;
@@ -258,7 +259,8 @@ static Expr *parse_sum(Src *s) {
 
 static Expr *parse_compare(Src *s) {
   static const struct { const char *tok; ExprKind k; } ops[] = {
-    {"<=", EXPR_LE}, {">=", EXPR_GE}, {"==", EXPR_EQ}, {"!=", EXPR_NE}, {"<", EXPR_LT}, {">", EXPR_GT},
+    {"<=", EXPR_LE}, {">=", EXPR_GE}, {"==", EXPR_EQ},
+    {"!=", EXPR_NE}, {"<", EXPR_LT},  {">", EXPR_GT},
   };
   Expr *e = parse_sum(s);
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -337,7 +339,8 @@ static int64_t eval(const Expr *e, Env *env, int *ok);
 static int64_t eval_binary(const Expr *e, Env *env, int *ok) {
   int64_t a = eval(e->u.bin.a, env, ok), b = eval(e->u.bin.b, env, ok), r = 0;
   if (!*ok) return 0;
-  int div = e->kind == EXPR_DIV || e->kind == EXPR_MOD || e->kind == EXPR_FLOORDIV || e->kind == EXPR_FLOORMOD;
+  int div = e->kind == EXPR_DIV || e->kind == EXPR_MOD || e->kind == EXPR_FLOORDIV ||
+            e->kind == EXPR_FLOORMOD;
   if (div && b == 0) return *ok = 0, 0;
   switch (e->kind) {
   case EXPR_ADD: if (__builtin_add_overflow(a, b, &r)) *ok = 0; break;
@@ -357,7 +360,10 @@ static int64_t eval_binary(const Expr *e, Env *env, int *ok) {
   case EXPR_GE: r = a >= b; break;
   case EXPR_AND: r = a && b; break;
   case EXPR_OR: r = a || b; break;
-  default: abort();
+  case EXPR_INT: case EXPR_FLOAT: case EXPR_STR: case EXPR_VAR: case EXPR_CAST: case EXPR_NOT:
+  case EXPR_SELECT: case EXPR_RAMP: case EXPR_BROADCAST: case EXPR_LET: case EXPR_CALL:
+  case EXPR_LOAD: case EXPR_PRODUCER_LOAD: case EXPR_REDUCE: case EXPR_KIND_COUNT:
+    abort();
   }
   if (e->dtype.code == DT_INT && e->dtype.bits == 32 && (r < INT32_MIN || r > INT32_MAX)) *ok = 0;
   return r;
@@ -374,17 +380,23 @@ static int64_t eval(const Expr *e, Env *env, int *ok) {
   case EXPR_CAST: return eval(e->u.unary.a, env, ok);
   case EXPR_NOT: return !eval(e->u.unary.a, env, ok);
   case EXPR_SELECT:
-    return eval(e->u.select.cond, env, ok) ? eval(e->u.select.t, env, ok) : eval(e->u.select.f, env, ok);
+    return eval(e->u.select.cond, env, ok) ? eval(e->u.select.t, env, ok)
+                                           : eval(e->u.select.f, env, ok);
   case EXPR_CALL:
     if (!strcmp(e->u.call.op, "tir.likely")) return eval(e->u.call.args[0], env, ok);
     if (!strcmp(e->u.call.op, "tir.if_then_else"))
       return eval(e->u.call.args[0], env, ok) ? eval(e->u.call.args[1], env, ok)
                                               : eval(e->u.call.args[2], env, ok);
     abort();
-  default:
-    if (e->kind >= EXPR_ADD && e->kind <= EXPR_OR) return eval_binary(e, env, ok);
-    abort();
+  case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD: case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_EQ: case EXPR_NE: case EXPR_LT:
+  case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_AND: case EXPR_OR:
+    return eval_binary(e, env, ok);
+  case EXPR_FLOAT: case EXPR_STR: case EXPR_RAMP: case EXPR_BROADCAST: case EXPR_LET:
+  case EXPR_LOAD: case EXPR_PRODUCER_LOAD: case EXPR_REDUCE: case EXPR_KIND_COUNT:
+    break; /* the random expressions are integer and boolean only */
   }
+  abort();
 }
 
 /* ---- a small deterministic random number generator (xorshift64*) ---- */
@@ -399,6 +411,8 @@ HELPER uint64_t rnd(void) {
 }
 
 /* Uniform in [lo, hi]. */
-HELPER int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+HELPER int64_t rnd_in(int64_t lo, int64_t hi) {
+  return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
 
 #endif

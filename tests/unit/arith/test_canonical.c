@@ -30,7 +30,9 @@ static void test_canonical_sums(void) {
   /* terms by descending scale, equal scales in the program's order */
   CHECK_CANON("(((a + (b*4)) + (c*16)) + (d*64))", "((((d*64) + (c*16)) + (b*4)) + a)");
   CHECK_CANON("((c + b) + a)", "((c + b) + a)");
-  CHECK_CANON("((((a*2) - 5) + b) - (c*3))", "((((a*2) + b) - (c*3)) - 5)"); /* a negative base comes last */
+  /* a negative base comes last */
+  CHECK_CANON("((((a*2) - 5) + b) - (c*3))",
+              "((((a*2) + b) - (c*3)) - 5)");
   CHECK_CANON("((((a*2) + 5) + b) - (c*3))", "((((a*2) + b) + 5) - (c*3))");
   CHECK_CANON("(((a*-2) + (b*-3)) + 7)", "((7 - (a*2)) - (b*3))");
 }
@@ -40,7 +42,9 @@ static void test_canonical_divmod(void) {
   /* unknown signs: floor division splits exactly, truncation does not */
   CHECK_CANON("floordiv(((x*4) + 8), 4)", "(x + 2)");
   CHECK_CANON("floordiv(((x*4) + 9), 4)", "(x + 2)");
-  CHECK_CANON("floordiv(((x*4) + y), 4)", "(floordiv(y, 4) + x)"); /* scale ties: larger divisor first */
+  /* scale ties: larger divisor first */
+  CHECK_CANON("floordiv(((x*4) + y), 4)",
+              "(floordiv(y, 4) + x)");
   CHECK_CANON("floormod(((x*4) + y), 4)", "floormod(y, 4)");
   CHECK_CANON("floormod(((x*4) + 9), 4)", "1");
   CHECK_CANON("floordiv((x - 5), 3)", "floordiv((x - 5), 3)");
@@ -117,7 +121,8 @@ static void test_canonical_other_kinds(void) {
   CHECK_CANON("((f*2f32) + f)", "((f*2f32) + f)");
   /* int64 takes the same forms */
   Var *a = var_t("a64", DT_I64), *b = var_t("b64", DT_I64);
-  Expr *e = ir_binary(&A, EXPR_ADD, ir_binary(&A, EXPR_MUL, ir_varref(&A, b), ir_int(&A, DT_I64, 2)),
+  Expr *e = ir_binary(&A, EXPR_ADD,
+                      ir_binary(&A, EXPR_MUL, ir_varref(&A, b), ir_int(&A, DT_I64, 2)),
                       ir_binary(&A, EXPR_MUL, ir_varref(&A, a), ir_int(&A, DT_I64, 4)));
   CHECK(!strcmp(pe(arith_canonical_simplify(AN, e)), "((a64*4i64) + (b64*2i64))"));
   e = ir_binary(&A, EXPR_SUB, ir_varref(&A, a), ir_int(&A, DT_I64, INT64_MIN));

@@ -12,18 +12,18 @@ static Pat *pats[256];
 static int npats;
 
 static Pat *compile(const char *text) {
-  Pat *p = pat_compile(text);
+  Pat *p = arith_pat_compile(text);
   if (npats == 256) abort();
   pats[npats++] = p;
   return p;
 }
 
 static int matches(const char *pattern, const char *text) {
-  return pat_match(compile(pattern), P(text), &m, NULL, NULL);
+  return arith_pat_match(compile(pattern), P(text), &m, NULL, NULL);
 }
 
 static const char *build(const char *pattern, DType hint) {
-  return pe(pat_build(&A, compile(pattern), &m, hint));
+  return pe(arith_pat_build(&A, compile(pattern), &m, hint));
 }
 
 static void test_pattern_match(void) {
@@ -75,18 +75,18 @@ static bool c1_positive(Simp *s, const PMatch *pm) { return pm->c[0] > 0; }
 static void test_pattern_alternatives(void) {
   world_reset();
   Pat *p = compile("x*y + x; y*x + x; x + y*x");
-  CHECK(pat_match(p, P("((a*b) + a)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
-  CHECK(pat_match(p, P("((b*a) + a)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
-  CHECK(pat_match(p, P("(a + (b*a))"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_X]), "a"));
-  CHECK(!pat_match(p, P("(a + (b*c))"), &m, NULL, NULL));
+  CHECK(arith_pat_match(p, P("((a*b) + a)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
+  CHECK(arith_pat_match(p, P("((b*a) + a)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
+  CHECK(arith_pat_match(p, P("(a + (b*a))"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_X]), "a"));
+  CHECK(!arith_pat_match(p, P("(a + (b*c))"), &m, NULL, NULL));
   /* a side condition that fails moves on to the next alternative */
   Pat *q = compile("x*c1; c1*x");
-  CHECK(pat_match(q, P("(a*3)"), &m, c1_positive, NULL));
-  CHECK(!pat_match(q, P("(a*-3)"), &m, c1_positive, NULL));
-  CHECK(pat_match(q, P("(-3*a)"), &m, NULL, NULL) && m.c[0] == -3);
+  CHECK(arith_pat_match(q, P("(a*3)"), &m, c1_positive, NULL));
+  CHECK(!arith_pat_match(q, P("(a*-3)"), &m, c1_positive, NULL));
+  CHECK(arith_pat_match(q, P("(-3*a)"), &m, NULL, NULL) && m.c[0] == -3);
   /* bindings of a failed alternative do not leak into the next */
   Pat *r = compile("x + x; x + y");
-  CHECK(pat_match(r, P("(a + b)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
+  CHECK(arith_pat_match(r, P("(a + b)"), &m, NULL, NULL) && !strcmp(pe(m.var[PV_Y]), "b"));
 }
 
 static void test_pattern_build(void) {
@@ -105,14 +105,14 @@ static void test_pattern_build(void) {
   /* numbers take the dtype of what they meet */
   Var *w = var_t("w", DT_I64);
   Expr *e = ir_binary(&A, EXPR_ADD, ir_varref(&A, w), ir_int(&A, DT_I64, 5));
-  CHECK(pat_match(compile("x + c1"), e, &m, NULL, NULL));
+  CHECK(arith_pat_match(compile("x + c1"), e, &m, NULL, NULL));
   CHECK(!strcmp(build("x*2 + (c1 - 1)", DT_I64), "((w*2i64) + 4i64)"));
   CHECK(!strcmp(build("0 < x", DT_BOOL1), "(0i64 < w)"));
 }
 
 static void test_pattern_rules(void) {
   world_reset();
-  /* rules_apply goes through a set in order, through the simplifier */
+  /* arith_rules_apply goes through a set in order, through the simplifier */
   CHECK_REWRITE("((a + 3) + 4)", "(a + 7)");
   CHECK_REWRITE("((a - b) + b)", "a");
   CHECK_REWRITE("((a*2) + a)", "(a*3)");
@@ -124,7 +124,7 @@ int main(void) {
   test_pattern_alternatives();
   test_pattern_build();
   test_pattern_rules();
-  for (int i = 0; i < npats; i++) pat_free(pats[i]);
+  for (int i = 0; i < npats; i++) arith_pat_free(pats[i]);
   arith_free(AN);
   arena_free(&A);
   return finish();

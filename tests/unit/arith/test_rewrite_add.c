@@ -86,7 +86,8 @@ static void test_rewrite_add_vector(void) {
 static void test_rewrite_add_select(void) {
   world_reset();
   CHECK_REWRITE("(select((x < 0), y, 0) + select((x < 0), 1, z))", "select((x < 0), (y + 1), z)");
-  CHECK_REWRITE("(select((x < 0), y, 1) - select((x < 0), 1, z))", "select((x < 0), (y + -1), (1 - z))");
+  CHECK_REWRITE("(select((x < 0), y, 1) - select((x < 0), 1, z))",
+                "select((x < 0), (y + -1), (1 - z))");
   CHECK_REWRITE("(select((x < 0), y, z) - y)", "select((x < 0), 0, (z - y))");
   CHECK_REWRITE("(select((x < 0), y, z) - z)", "select((x < 0), (y - z), 0)");
 }
@@ -171,7 +172,8 @@ static void test_rewrite_add_sub_divmod(void) {
   set_bound("y", -1000, 1000);
   CHECK_REWRITE("(x - (floordiv(x, 3)*3))", "floormod(x, 3)");
   CHECK_REWRITE("(floordiv((x + 5), 3) - floordiv(x, 3))", "floordiv((floormod(x, 3) + 5), 3)");
-  CHECK_REWRITE("(floordiv((x + 5), 3) - floordiv((x + 2), 3))", "(floordiv(floormod((x + 2), 3), 3) + 1)");
+  CHECK_REWRITE("(floordiv((x + 5), 3) - floordiv((x + 2), 3))",
+                "(floordiv(floormod((x + 2), 3), 3) + 1)");
   CHECK_REWRITE("((floordiv(y, 3)*3) - y)", "(0 - floormod(y, 3))");
   CHECK_REWRITE("(y - (floordiv((y - 6), 5)*5))", "(floormod((y + -6), 5) + 6)");
   CHECK_REWRITE("((floordiv((y - 6), 5)*5) - y)", "(-6 - floormod((y + -6), 5))");

@@ -169,11 +169,13 @@ static void test_rewrite_div_vector(void) {
   set_bound("x", 0, 1000);
   CHECK_REWRITE("(ramp(x, 4, 4) / broadcast(2, 4))", "ramp((x / 2), 2, 4)");
   CHECK_REWRITE("(ramp(((x*8) + 1), 1, 4) / broadcast(8, 4))", "broadcast(x, 4)");
-  CHECK_REWRITE("(ramp(((x*8) + 15), 1, 4) / broadcast(8, 4))", "(ramp(((x*8) + 15), 1, 4) / broadcast(8, 4))");
+  CHECK_REWRITE("(ramp(((x*8) + 15), 1, 4) / broadcast(8, 4))",
+                "(ramp(((x*8) + 15), 1, 4) / broadcast(8, 4))");
   CHECK_REWRITE("(broadcast(y, 2) % broadcast(x, 2))", "broadcast((y % x), 2)");
   CHECK_REWRITE("(ramp(x, 4, 4) % broadcast(2, 4))", "broadcast((x % 2), 4)");
   CHECK_REWRITE("(ramp(((x*8) + 1), 1, 4) % broadcast(8, 4))", "ramp(1, 1, 4)");
-  CHECK_REWRITE("(ramp(((x*8) + 1), 15, 4) % broadcast(8, 4))", "(ramp(1, 15, 4) % broadcast(8, 4))");
+  CHECK_REWRITE("(ramp(((x*8) + 1), 15, 4) % broadcast(8, 4))",
+                "(ramp(1, 15, 4) % broadcast(8, 4))");
   set_bound("x", -10, 1000);
   CHECK_REWRITE("floordiv(broadcast(y, 2), broadcast(x, 2))", "broadcast(floordiv(y, x), 2)");
   CHECK_REWRITE("floordiv(ramp(x, 4, 4), broadcast(2, 4))", "ramp(floordiv(x, 2), 2, 4)");
@@ -183,33 +185,44 @@ static void test_rewrite_div_vector(void) {
   CHECK_REWRITE("floordiv(ramp(x, 8, 5), broadcast(4, 5))", "ramp(floordiv(x, 4), 2, 5)");
   CHECK_REWRITE("floordiv(ramp(floormod((x*4), 256), 1, 4), broadcast(8, 4))",
                 "broadcast(floordiv(floormod((x*4), 256), 8), 4)");
-  CHECK_REWRITE("floordiv(ramp(x, 7, 4), broadcast(4, 4))", "floordiv(ramp(x, 7, 4), broadcast(4, 4))");
+  CHECK_REWRITE("floordiv(ramp(x, 7, 4), broadcast(4, 4))",
+                "floordiv(ramp(x, 7, 4), broadcast(4, 4))");
   CHECK_REWRITE("floordiv(ramp((x*8), 1, 4), broadcast(4, 4))", "broadcast((x*2), 4)");
-  CHECK_REWRITE("floordiv(ramp((x*8), 3, 4), broadcast(4, 4))", "floordiv(ramp((x*8), 3, 4), broadcast(4, 4))");
+  CHECK_REWRITE("floordiv(ramp((x*8), 3, 4), broadcast(4, 4))",
+                "floordiv(ramp((x*8), 3, 4), broadcast(4, 4))");
   CHECK_REWRITE("floordiv(ramp(((x*8) + 15), 1, 4), broadcast(4, 4))",
                 "floordiv(ramp(((x*8) + 15), 1, 4), broadcast(4, 4))");
   CHECK_REWRITE("floordiv(ramp((x*4), 1, 4), broadcast(64, 4))", "broadcast(floordiv(x, 16), 4)");
   CHECK_REWRITE("floordiv(ramp((x*8), 2, 4), broadcast(64, 4))", "broadcast(floordiv(x, 8), 4)");
-  CHECK_REWRITE("floordiv(ramp((x*4), 1, 5), broadcast(64, 5))", "floordiv(ramp((x*4), 1, 5), broadcast(64, 5))");
+  CHECK_REWRITE("floordiv(ramp((x*4), 1, 5), broadcast(64, 5))",
+                "floordiv(ramp((x*4), 1, 5), broadcast(64, 5))");
   CHECK_REWRITE("floordiv(ramp(((x*4) + 3), 1, 4), broadcast(64, 4))",
                 "floordiv(ramp(((x*4) + 3), 1, 4), broadcast(64, 4))");
-  CHECK_REWRITE("floordiv(ramp((x*7), 1, 4), broadcast(64, 4))", "floordiv(ramp((x*7), 1, 4), broadcast(64, 4))");
+  CHECK_REWRITE("floordiv(ramp((x*7), 1, 4), broadcast(64, 4))",
+                "floordiv(ramp((x*7), 1, 4), broadcast(64, 4))");
   CHECK_REWRITE("floormod(broadcast(y, 2), broadcast(x, 2))", "broadcast(floormod(y, x), 2)");
   CHECK_REWRITE("floormod(ramp(x, 4, 4), broadcast(2, 4))", "broadcast(floormod(x, 2), 4)");
   CHECK_REWRITE("floormod(ramp(((x*8) + 1), 1, 4), broadcast(8, 4))", "ramp(1, 1, 4)");
-  CHECK_REWRITE("floormod(ramp(((x*8) + 1), 15, 4), broadcast(8, 4))", "floormod(ramp(1, 15, 4), broadcast(8, 4))");
+  CHECK_REWRITE("floormod(ramp(((x*8) + 1), 15, 4), broadcast(8, 4))",
+                "floormod(ramp(1, 15, 4), broadcast(8, 4))");
   CHECK_REWRITE("floormod(ramp(x, 8, 4), broadcast(4, 4))", "broadcast(floormod(x, 4), 4)");
-  CHECK_REWRITE("floormod(ramp(x, 7, 4), broadcast(4, 4))", "floormod(ramp(x, 7, 4), broadcast(4, 4))");
+  CHECK_REWRITE("floormod(ramp(x, 7, 4), broadcast(4, 4))",
+                "floormod(ramp(x, 7, 4), broadcast(4, 4))");
   CHECK_REWRITE("floormod(ramp((x*8), 1, 4), broadcast(4, 4))", "ramp(0, 1, 4)");
-  CHECK_REWRITE("floormod(ramp((x*8), 1, 5), broadcast(4, 5))", "floormod(ramp(0, 1, 5), broadcast(4, 5))");
-  CHECK_REWRITE("floormod(ramp(((x*8) + 7), 1, 4), broadcast(4, 4))", "floormod(ramp(3, 1, 4), broadcast(4, 4))");
+  CHECK_REWRITE("floormod(ramp((x*8), 1, 5), broadcast(4, 5))",
+                "floormod(ramp(0, 1, 5), broadcast(4, 5))");
+  CHECK_REWRITE("floormod(ramp(((x*8) + 7), 1, 4), broadcast(4, 4))",
+                "floormod(ramp(3, 1, 4), broadcast(4, 4))");
   CHECK_REWRITE("floormod(ramp((x*4), 1, 4), broadcast(64, 4))", "ramp(floormod((x*4), 64), 1, 4)");
   CHECK_REWRITE("floormod(ramp((x*8), 2, 4), broadcast(64, 4))", "ramp(floormod((x*8), 64), 2, 4)");
-  CHECK_REWRITE("floormod(ramp((x*4), 1, 5), broadcast(64, 5))", "floormod(ramp((x*4), 1, 5), broadcast(64, 5))");
+  CHECK_REWRITE("floormod(ramp((x*4), 1, 5), broadcast(64, 5))",
+                "floormod(ramp((x*4), 1, 5), broadcast(64, 5))");
   CHECK_REWRITE("floormod(ramp(((x*4) + 3), 1, 4), broadcast(64, 4))",
                 "floormod(ramp(((x*4) + 3), 1, 4), broadcast(64, 4))");
-  CHECK_REWRITE("floormod(ramp((x*2), 1, 8), broadcast(20, 8))", "floormod(ramp((x*2), 1, 8), broadcast(20, 8))");
-  CHECK_REWRITE("floormod(ramp((x*7), 1, 4), broadcast(64, 4))", "floormod(ramp((x*7), 1, 4), broadcast(64, 4))");
+  CHECK_REWRITE("floormod(ramp((x*2), 1, 8), broadcast(20, 8))",
+                "floormod(ramp((x*2), 1, 8), broadcast(20, 8))");
+  CHECK_REWRITE("floormod(ramp((x*7), 1, 4), broadcast(64, 4))",
+                "floormod(ramp((x*7), 1, 4), broadcast(64, 4))");
 }
 
 static void test_rewrite_div_float(void) {

@@ -65,7 +65,8 @@ static void test_rewrite_logic_merge(void) {
   CHECK_REWRITE("((floordiv(x, 10) == 5) && (floormod(x, 10) < 7))", "((50 <= x) && (x < 57))");
   CHECK_REWRITE("((floordiv(x, 10) == 5) && (floormod(x, 10) <= 7))", "((50 <= x) && (x <= 57))");
   CHECK_REWRITE("((floordiv(x, 10) == -5) && (floormod(x, 10) < 7))", "((-50 <= x) && (x < -43))");
-  CHECK_REWRITE("((floordiv(x, 10) == -5) && (floormod(x, 10) <= 7))", "((-50 <= x) && (x <= -43))");
+  CHECK_REWRITE("((floordiv(x, 10) == -5) && (floormod(x, 10) <= 7))",
+                "((-50 <= x) && (x <= -43))");
   CHECK_REWRITE("((floordiv(x, 10) == 5) && (7 < floormod(x, 10)))", "((57 < x) && (x < 60))");
   CHECK_REWRITE("((floordiv(x, 10) == 5) && (7 <= floormod(x, 10)))", "((57 <= x) && (x < 60))");
   CHECK_REWRITE("((floordiv(x, 10) == -5) && (7 < floormod(x, 10)))", "((-43 < x) && (x < -40))");

@@ -66,7 +66,8 @@ static void test_rewrite_minmax_min_divmod(void) {
   CHECK_REWRITE("min((((x + 3) / 4)*4), max(x, 4))", "max(x, 4)");
   CHECK_REWRITE("min(max(x, 4), (((x + 3) / 4)*4))", "max(x, 4)");
   set_bound("x", -1000, 1000);
-  CHECK_REWRITE("min((floordiv((x + 3), 4)*4), max(x, 4))", "min((floordiv((x + 3), 4)*4), max(x, 4))");
+  CHECK_REWRITE("min((floordiv((x + 3), 4)*4), max(x, 4))",
+                "min((floordiv((x + 3), 4)*4), max(x, 4))");
   CHECK_REWRITE("min((x / 10), (y / 10))", "(min(x, y) / 10)");
   CHECK_REWRITE("min((x / -10), (y / -10))", "(max(x, y) / -10)");
   CHECK_REWRITE("min((floordiv((x + 3), 4)*4), x)", "x");
@@ -163,8 +164,10 @@ static void test_rewrite_minmax_vector_select(void) {
                 "min(ramp(x, 1, 2), broadcast(min(y, z), 2))");
   CHECK_REWRITE("max(max(ramp(x, 1, 2), broadcast(y, 2)), broadcast(z, 2))",
                 "max(ramp(x, 1, 2), broadcast(max(y, z), 2))");
-  CHECK_REWRITE("min(select((x < 0), y, 0), select((x < 0), 1, z))", "select((x < 0), min(y, 1), min(0, z))");
-  CHECK_REWRITE("max(select((x < 0), y, 0), select((x < 0), 1, z))", "select((x < 0), max(y, 1), max(0, z))");
+  CHECK_REWRITE("min(select((x < 0), y, 0), select((x < 0), 1, z))",
+                "select((x < 0), min(y, 1), min(0, z))");
+  CHECK_REWRITE("max(select((x < 0), y, 0), select((x < 0), 1, z))",
+                "select((x < 0), max(y, 1), max(0, z))");
 }
 
 int main(void) {
