@@ -56,12 +56,13 @@ typedef struct ModularSet {
 Analyzer *arith_new(Arena *a);
 void arith_free(Analyzer *an);
 
-/* v ranges over [r.min, r.min + r.extent), r's bounds evaluated with what is known now. An
- * extent of 1 binds v to r.min, as TVM does: the simplifier then replaces v by r.min. A later
- * bind of the same variable replaces the earlier one. */
+/* v ranges over [r.min, r.min + r.extent) (both given), r's bounds evaluated with what is
+ * known now. An extent of 1 binds v to r.min, as TVM does: the simplifier then replaces v by
+ * r.min. A later bind of the same variable replaces the earlier one. */
 void arith_bind(Analyzer *an, const Var *v, Range r);
-/* v is value (a let): the simplifier inlines it when it is a constant or a variable, and
- * every analysis uses value's bounds and modular set for v. */
+/* v is value, simplified: the simplifier replaces v by it, and every analysis uses its bounds
+ * and modular set for v. Bind a let this way only when its value is worth inlining (a constant
+ * or a variable, TVM's CanInlineLet); otherwise arith_bind_bound its bounds. */
 void arith_bind_value(Analyzer *an, const Var *v, Expr *value);
 /* v lies in b, intersected with what is known of v already (a size_var is [0, +inf)). */
 void arith_bind_bound(Analyzer *an, const Var *v, ConstBound b);
