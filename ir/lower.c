@@ -107,25 +107,6 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
 
 /* ---- printing ---- */
 
-static void print_shape(StrBuf *out, int n, Expr *const *shape) {
-  sb_putc(out, '[');
-  for (int i = 0; i < n; i++) {
-    if (i) sb_puts(out, ", ");
-    ir_print_expr(out, shape[i]);
-  }
-  sb_putc(out, ']');
-}
-
 void lower_print_func(StrBuf *out, const LoweredFunc *f) {
-  char dt[32];
-  sb_printf(out, "@%s = primfn(", f->name);
-  for (int i = 0; i < f->nparams; i++) {
-    const Buffer *b = f->params[i];
-    sb_printf(out, "%s%s: Buffer(%s, ", i ? ", " : "", b->name, dt_name(b->dtype, dt));
-    print_shape(out, b->ndim, b->shape);
-    sb_putc(out, ')');
-  }
-  sb_puts(out, ") {\n");
-  ir_print_stmt(out, f->body, 1);
-  sb_puts(out, "}\n");
+  ir_print_primfn(out, f->name, f->nparams, f->params, f->body);
 }

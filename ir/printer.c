@@ -592,3 +592,85 @@ void ir_print_stmt(StrBuf *out, const Stmt *s, int indent) {
   print_stmt(&p, s, indent);
   free(p.seen);
 }
+
+void ir_print_primfn(StrBuf *out, const char *name, int nparams, Buffer *const *params,
+                     const Stmt *body) {
+  char dt[32];
+  sb_printf(out, "@%s = primfn(", name);
+  for (int i = 0; i < nparams; i++) {
+    const Buffer *b = params[i];
+    sb_printf(out, "%s%s: Buffer(%s, [", i ? ", " : "", b->name, dt_name(b->dtype, dt));
+    for (int d = 0; d < b->ndim; d++) {
+      if (d) sb_puts(out, ", ");
+      ir_print_expr(out, b->shape[d]);
+    }
+    sb_puts(out, "])");
+  }
+  sb_puts(out, ") {\n");
+  ir_print_stmt(out, body, 1);
+  sb_puts(out, "}\n");
+}
+
+/* ---- the te layer's objects (what `print(s.stages)` shows; lowered IR never does) ---- */
+
+static void print_expr_list(StrBuf *out, int n, Expr *const *xs) {
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ir_print_expr(out, xs[i]);
+  }
+}
+
+static void print_itervar_list(StrBuf *out, int n, IterVar *const *ivs) {
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(out, ", ");
+    ir_print_itervar(out, ivs[i]);
+  }
+}
+
+/* TVM's IterVar printer: the name, the range if known, the thread tag if any. */
+void ir_print_itervar(StrBuf *out, const IterVar *iv) {
+  sb_printf(out, "iter_var(%s, ", iv->var->name);
+  if (iv->dom.min) {
+    sb_puts(out, "range(min=");
+    ir_print_expr(out, iv->dom.min);
+    sb_puts(out, ", ext=");
+    ir_print_expr(out, iv->dom.extent);
+    sb_putc(out, ')');
+  }
+  if (iv->thread_tag && iv->thread_tag[0]) sb_printf(out, ", %s", iv->thread_tag);
+  sb_putc(out, ')');
+}
+
+void ir_print_op(StrBuf *out, const Operation *op) {
+  switch (op->kind) {
+  case OP_PLACEHOLDER:
+    sb_printf(out, "placeholder(%s, %p)", op->name, (const void *)op);
+    return;
+  case OP_COMPUTE:
+    sb_printf(out, "compute(%s, body=[", op->name);
+    print_expr_list(out, op->noutputs, op->body);
+    sb_puts(out, "], axis=[");
+    print_itervar_list(out, op->naxis, op->axis);
+    sb_puts(out, "], reduce_axis=[");
+    print_itervar_list(out, op->nreduce, op->reduce_axis);
+    sb_printf(out, "], tag=%s, attrs={})", op->tag);
+    return;
+  }
+  TES_UNREACHABLE();
+}
+
+static void print_var_names(StrBuf *out, int n, Var *const *vars) {
+  for (int i = 0; i < n; i++) sb_printf(out, "%s%s", i ? ", " : "", vars[i]->name);
+}
+
+void ir_print_comm_reducer(StrBuf *out, const CommReducer *c) {
+  sb_puts(out, "comm_reducer(result=[");
+  print_expr_list(out, c->n, c->result);
+  sb_puts(out, "], lhs=[");
+  print_var_names(out, c->n, c->lhs);
+  sb_puts(out, "], rhs=[");
+  print_var_names(out, c->n, c->rhs);
+  sb_puts(out, "], identity_element=[");
+  print_expr_list(out, c->n, c->identity);
+  sb_puts(out, "])");
+}

@@ -5,7 +5,6 @@
 #define TES_IR_TENSOR_H
 
 #include "ir/expr.h"
-#include "ir/strbuf.h"
 
 typedef struct Operation Operation;
 
@@ -51,14 +50,5 @@ IterVar **ir_compute_axes(Arena *a, int ndim, Expr **shape, const char *const *n
  * is checked there, not here. */
 Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, Expr **shape,
                          IterVar **axis, int nbody, Expr **body);
-
-/* The te printer's forms of what lowered IR never shows (seeds/000_*.txt, `print(s.stages)`):
- *   iter_var(i, range(min=0, ext=n))            iter_var(threadIdx.x, , threadIdx.x)
- *   placeholder(A, 0x55d...)                    (TVM prints the node's address)
- *   compute(B, body=[...], axis=[...], reduce_axis=[...], tag=, attrs={})
- *   comm_reducer(result=[(x + y)], lhs=[x], rhs=[y], identity_element=[0f32]) */
-void ir_print_itervar(StrBuf *out, const IterVar *iv);
-void ir_print_op(StrBuf *out, const Operation *op);
-void ir_print_comm_reducer(StrBuf *out, const CommReducer *c);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "ir/arith/arith.h"
 #include "ir/pass/pass.h"
+#include "ir/support.h"
 
 typedef struct Simplify {
   IrMutator m;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ir/expr.h"
+#include "ir/printer.h"
 #include "ir/tensor.h"
 
 static int passed, failed;
