@@ -221,9 +221,7 @@ static Value *kind_attr(Expr *e, Sym *name) {
     return is(name, "value") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
   case EXPR_NOT:
     return is(name, "a") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
-  case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD: case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_EQ: case EXPR_NE: case EXPR_LT:
-  case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_AND: case EXPR_OR:
+  IR_CASE_BINARY:
     return binary_attr(e, name);
   case EXPR_SELECT:
     return select_attr(e, name);

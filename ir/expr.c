@@ -421,23 +421,7 @@ bool ir_expr_equal(const Expr *a, const Expr *b) {
   case EXPR_CAST:
   case EXPR_NOT:
     return ir_expr_equal(a->u.unary.a, b->u.unary.a);
-  case EXPR_ADD:
-  case EXPR_SUB:
-  case EXPR_MUL:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
+  IR_CASE_BINARY:
     return ir_expr_equal(a->u.bin.a, b->u.bin.a) && ir_expr_equal(a->u.bin.b, b->u.bin.b);
   case EXPR_SELECT:
     return ir_expr_equal(a->u.select.cond, b->u.select.cond) &&

@@ -107,6 +107,14 @@ typedef enum {
 
 extern const char *const ir_expr_kind_names[EXPR_KIND_COUNT];
 
+/* The kinds with a u.bin payload as case labels, so switches that treat them alike stay
+ * exhaustive without repeating the list: `IR_CASE_BINARY: return visit(e->u.bin...);` */
+#define IR_CASE_BINARY                                                                        \
+  case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD:                \
+  case EXPR_FLOORDIV: case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_EQ:       \
+  case EXPR_NE: case EXPR_LT: case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_AND:      \
+  case EXPR_OR
+
 typedef enum {
   CALL_PURE,      /* an intrinsic without side effects: exp, likely, if_then_else */
   CALL_EFFECT,    /* an intrinsic with side effects: tvm_mma_sync, tvm_storage_sync */

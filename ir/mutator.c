@@ -138,23 +138,7 @@ Expr *ir_mutate_children_expr(IrMutator *m, Expr *e) {
     Expr *a = ir_mutate_expr(m, e->u.unary.a);
     return a == e->u.unary.a ? e : ir_not(m->arena, a);
   }
-  case EXPR_ADD:
-  case EXPR_SUB:
-  case EXPR_MUL:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
+  IR_CASE_BINARY:
     return mutate_binary(m, e);
   case EXPR_SELECT:
     return mutate_select(m, e);
@@ -348,23 +332,7 @@ void ir_visit_children_expr(IrVisitor *v, const Expr *e) {
   case EXPR_NOT:
     ir_visit_expr(v, e->u.unary.a);
     return;
-  case EXPR_ADD:
-  case EXPR_SUB:
-  case EXPR_MUL:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
+  IR_CASE_BINARY:
     ir_visit_expr(v, e->u.bin.a);
     ir_visit_expr(v, e->u.bin.b);
     return;

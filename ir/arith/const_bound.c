@@ -173,10 +173,7 @@ static ConstBound node_bound(Analyzer *an, const Expr *e) {
   case EXPR_INT: return int_bound(e);
   case EXPR_VAR: return var_bound(an, e);
   case EXPR_CAST: return cast_bound(bound_of(an, e->u.unary.a), e->u.unary.a->dtype, e->dtype);
-  case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD:
-  case EXPR_FLOORDIV: case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_EQ:
-  case EXPR_NE: case EXPR_LT: case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_AND:
-  case EXPR_OR:
+  IR_CASE_BINARY:
     return binary_bound(an, e);
   case EXPR_NOT: return make(0, 1);
   case EXPR_SELECT: return union2(bound_of(an, e->u.select.t), bound_of(an, e->u.select.f));

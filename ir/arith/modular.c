@@ -138,10 +138,7 @@ static ModularSet mod_of(Analyzer *an, const Expr *e) {
     return e->dtype.code == DT_UINT && e->u.ival < 0 ? everything : make(0, e->u.ival);
   case EXPR_VAR: return var_mod(an, e);
   case EXPR_CAST: return cast_mod(an, e);
-  case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD:
-  case EXPR_FLOORDIV: case EXPR_FLOORMOD: case EXPR_MIN: case EXPR_MAX: case EXPR_EQ:
-  case EXPR_NE: case EXPR_LT: case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_AND:
-  case EXPR_OR:
+  IR_CASE_BINARY:
     return binary_mod(an, e);
   case EXPR_SELECT: return union2(mod_of(an, e->u.select.t), mod_of(an, e->u.select.f));
   case EXPR_BROADCAST: return mod_of(an, e->u.bcast.value);
