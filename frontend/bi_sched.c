@@ -5,6 +5,7 @@
  * with sched_error()'s message at the call; a schedule that cannot be lowered, LowerError. */
 #include <string.h>
 
+#include "frontend/bi_pass.h"
 #include "frontend/bi_sched.h"
 #include "frontend/bi_te_impl.h"
 #include "ir/lower.h"
@@ -136,17 +137,119 @@ static Value *schedule_getitem(Interp *I, Value *self, Value *key) {
   return wrap_stage(st);
 }
 
+/* ---- Schedule: the dataflow rewrites (cache_read, cache_write, rfactor) ---- */
+
+static Tensor *tensor_arg(Interp *I, Value *v, const char *fn) {
+  Tensor *t = bi_te_tensor_of(v);
+  if (!t) interp_raise(I, EXC_TypeError, "%s: expected a Tensor, not '%s'", fn, val_type_name(v));
+  return t;
+}
+
+static const char *scope_arg(Interp *I, Value *v, const char *fn) {
+  const char *scope = bi_te_str_arg(I, v, fn, "scope", NULL);
+  return scope ? arena_strndup(arena(I), scope, strlen(scope)) : NULL;
+}
+
+static int add_reader(Interp *I, Value *item, void *ctx) {
+  Operation ***ops = ctx;
+  Operation *op = op_arg(I, item, "cache_read");
+  if (!op) return -1;
+  *(*ops)++ = op;
+  return 0;
+}
+
+/* readers: a Tensor, an Operation, or a list or tuple of them. */
+static Value *sc_cache_read(Interp *I, Value *self, Value **a) {
+  Schedule *s = self->u.obj.p;
+  Tensor *t = tensor_arg(I, a[0], "cache_read");
+  const char *scope = t ? scope_arg(I, a[1], "cache_read") : NULL;
+  if (!scope) return NULL;
+  bool seq = a[2]->kind == VAL_LIST || a[2]->kind == VAL_TUPLE;
+  int n = seq ? (int)VAL_SEQ_N(a[2]) : 1;
+  Operation **ops = arena_alloc(arena(I), (size_t)(n + 1) * sizeof *ops), **next = ops;
+  if (seq ? bi_for_each(I, a[2], add_reader, &next) < 0 : add_reader(I, a[2], &next) < 0)
+    return NULL;
+  Tensor *cache = sched_cache_read(s, t, scope, n, ops);
+  if (!cache) return sched_raise(I, s);
+  bi_pass_schedule_changed(I, s, NULL, "cache_read");
+  return bi_te_wrap_tensor(cache);
+}
+
+/* A list of tensors must be every output of one operation (TVM's multi-output form); the
+ * result is then the list of their caches. */
+static Value *sc_cache_write(Interp *I, Value *self, Value **a) {
+  Schedule *s = self->u.obj.p;
+  bool seq = a[0]->kind == VAL_LIST || a[0]->kind == VAL_TUPLE;
+  int n = seq ? (int)VAL_SEQ_N(a[0]) : 1;
+  Tensor **ts = arena_alloc(arena(I), (size_t)(n + 1) * sizeof *ts);
+  for (int i = 0; i < n; i++)
+    if (!(ts[i] = tensor_arg(I, seq ? VAL_SEQ_ITEM(a[0], i) : a[0], "cache_write"))) return NULL;
+  const char *scope = scope_arg(I, a[1], "cache_write");
+  if (!scope) return NULL;
+  bool whole = n > 0 && (!seq || n == ts[0]->op->noutputs);
+  for (int i = 1; i < n; i++) whole &= ts[i]->op == ts[0]->op;
+  if (!whole)
+    return interp_raise(I, EXC_ScheduleError,
+                        "cannot cache_write: a list of tensors must hold every output of one "
+                        "operation");
+  Tensor *cache = sched_cache_write(s, ts[0], scope);
+  if (!cache) return sched_raise(I, s);
+  bi_pass_schedule_changed(I, s, NULL, "cache_write");
+  if (!seq) return bi_te_wrap_tensor(cache);
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++)
+    val_list_append_take(l, bi_te_wrap_tensor(cache->op->outputs[ts[i]->value_index]));
+  return l;
+}
+
+/* The factored tensor, or the list of them for a reduction of several values (argmax). */
+static Value *sc_rfactor(Interp *I, Value *self, Value **a) {
+  Schedule *s = self->u.obj.p;
+  Tensor *t = tensor_arg(I, a[0], "rfactor");
+  IterVar *axis = t ? axis_arg(I, a[1], "rfactor") : NULL;
+  int64_t factor_axis = 0;
+  if (!axis || (a[2] && bi_arg_index(I, a[2], &factor_axis) < 0)) return NULL;
+  if (factor_axis < -1024 || factor_axis > 1024)
+    return interp_raise(I, EXC_ScheduleError, "cannot rfactor: factor_axis %lld is out of range",
+                        (long long)factor_axis);
+  Tensor *rf = sched_rfactor(s, t, axis, (int)factor_axis);
+  if (!rf) return sched_raise(I, s);
+  bi_pass_schedule_changed(I, s, NULL, "rfactor");
+  if (rf->op->noutputs == 1) return bi_te_wrap_tensor(rf);
+  Value *l = val_list_new(rf->op->noutputs);
+  for (int i = 0; i < rf->op->noutputs; i++)
+    val_list_append_take(l, bi_te_wrap_tensor(rf->op->outputs[i]));
+  return l;
+}
+
+static const Builtin schedule_methods[] = {
+    {"cache_read", sc_cache_read, 3, PARAMS("tensor", "scope", "readers"),
+     "cache_read(tensor, scope, readers) -> Tensor: readers read a copy of tensor in scope"},
+    {"cache_write", sc_cache_write, 2, PARAMS("tensor", "scope"),
+     "cache_write(tensor, scope) -> Tensor: tensor is computed in scope, then copied out"},
+    {"rfactor", sc_rfactor, 2, PARAMS("tensor", "axis", "factor_axis"),
+     "rfactor(tensor, axis, factor_axis=0) -> Tensor: partial reductions over axis as a stage"},
+    {0},
+};
+
 const ObjClass bi_sched_schedule_class = {
     .type = {"Schedule", NULL, VAL_OBJ, NULL},
     .repr = schedule_repr,
     .getattr = schedule_getattr,
     .getitem = schedule_getitem,
     .compare = same_node,
+    .methods = schedule_methods,
 };
 
 /* ---- Stage: the primitives ---- */
 
 static Stage *stage_of(Value *self) { return self->u.obj.p; }
+
+/* Every primitive that succeeded says so, for the REPL's :watch; None, what most return. */
+static Value *changed(Interp *I, Stage *st, const char *what) {
+  bi_pass_schedule_changed(I, st->sched, st, what);
+  return val_none();
+}
 
 static Value *pair(Value *a, Value *b) {
   Value *t = val_tuple_new(2);
@@ -163,6 +266,7 @@ static Value *st_split(Interp *I, Value *self, Value **a) {
       opt_expr_arg(I, a[2], "split: nparts", &nparts) < 0)
     return NULL;
   if (!sched_split(st, parent, factor, nparts, &outer, &inner)) return sched_raise(I, st->sched);
+  bi_pass_schedule_changed(I, st->sched, st, "split");
   return pair(bi_te_wrap_itervar(outer), bi_te_wrap_itervar(inner));
 }
 
@@ -174,6 +278,7 @@ static Value *st_tile(Interp *I, Value *self, Value **a) {
       opt_expr_arg(I, a[3], "tile: y_factor", &yf) < 0)
     return NULL;
   if (!sched_tile(st, x, y, xf, yf, out)) return sched_raise(I, st->sched);
+  bi_pass_schedule_changed(I, st->sched, st, "tile");
   Value *t = val_tuple_new(4);
   for (int i = 0; i < 4; i++) val_seq_set_take(t, i, bi_te_wrap_itervar(out[i]));
   return t;
@@ -185,6 +290,7 @@ static Value *st_fuse(Interp *I, Value *self, Value **a) {
   IterVar **axes = axes_arg(I, a[0], "fuse", &n), *fused;
   if (!axes) return NULL;
   if (!(fused = sched_fuse(st, n, axes))) return sched_raise(I, st->sched);
+  bi_pass_schedule_changed(I, st->sched, st, "fuse");
   return bi_te_wrap_itervar(fused);
 }
 
@@ -193,7 +299,7 @@ static Value *st_reorder(Interp *I, Value *self, Value **a) {
   int n;
   IterVar **axes = axes_arg(I, a[0], "reorder", &n);
   if (!axes) return NULL;
-  return sched_reorder(st, n, axes) ? val_none() : sched_raise(I, st->sched);
+  return sched_reorder(st, n, axes) ? changed(I, st, "reorder") : sched_raise(I, st->sched);
 }
 
 static Value *st_compute_at(Interp *I, Value *self, Value **a) {
@@ -203,17 +309,18 @@ static Value *st_compute_at(Interp *I, Value *self, Value **a) {
                         val_type_name(a[0]));
   IterVar *iv = axis_arg(I, a[1], "compute_at");
   if (!iv) return NULL;
-  return sched_compute_at(st, parent, iv) ? val_none() : sched_raise(I, st->sched);
+  return sched_compute_at(st, parent, iv) ? changed(I, st, "compute_at")
+                                          : sched_raise(I, st->sched);
 }
 
 static Value *st_compute_inline(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
-  return sched_compute_inline(st) ? val_none() : sched_raise(I, st->sched);
+  return sched_compute_inline(st) ? changed(I, st, "compute_inline") : sched_raise(I, st->sched);
 }
 
 static Value *st_compute_root(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
-  return sched_compute_root(st) ? val_none() : sched_raise(I, st->sched);
+  return sched_compute_root(st) ? changed(I, st, "compute_root") : sched_raise(I, st->sched);
 }
 
 /* parallel, vectorize and unroll: one axis, one primitive. */
@@ -222,7 +329,7 @@ static Value *annotate(Interp *I, Value *self, Value *axis, const char *fn,
   Stage *st = stage_of(self);
   IterVar *iv = axis_arg(I, axis, fn);
   if (!iv) return NULL;
-  return prim(st, iv) ? val_none() : sched_raise(I, st->sched);
+  return prim(st, iv) ? changed(I, st, fn) : sched_raise(I, st->sched);
 }
 
 static Value *st_parallel(Interp *I, Value *self, Value **a) {
@@ -241,7 +348,7 @@ static Value *st_bind(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
   IterVar *iv = axis_arg(I, a[0], "bind"), *thread = iv ? axis_arg(I, a[1], "bind") : NULL;
   if (!thread) return NULL;
-  return sched_bind(st, iv, thread) ? val_none() : sched_raise(I, st->sched);
+  return sched_bind(st, iv, thread) ? changed(I, st, "bind") : sched_raise(I, st->sched);
 }
 
 static Value *st_pragma(Interp *I, Value *self, Value **a) {
@@ -251,7 +358,7 @@ static Value *st_pragma(Interp *I, Value *self, Value **a) {
   Expr *value;
   if (!key || opt_expr_arg(I, a[2], "pragma: value", &value) < 0) return NULL;
   key = arena_strndup(arena(I), key, strlen(key)); /* the str value may go before the schedule does */
-  return sched_pragma(st, iv, key, value) ? val_none() : sched_raise(I, st->sched);
+  return sched_pragma(st, iv, key, value) ? changed(I, st, "pragma") : sched_raise(I, st->sched);
 }
 
 static Value *st_set_scope(Interp *I, Value *self, Value **a) {
@@ -259,7 +366,41 @@ static Value *st_set_scope(Interp *I, Value *self, Value **a) {
   const char *scope = bi_te_str_arg(I, a[0], "set_scope", "scope", NULL);
   if (!scope) return NULL;
   scope = arena_strndup(arena(I), scope, strlen(scope));
-  return sched_set_scope(st, scope) ? val_none() : sched_raise(I, st->sched);
+  return sched_set_scope(st, scope) ? changed(I, st, "set_scope") : sched_raise(I, st->sched);
+}
+
+/* An int argument: a Python int or a constant integer expression (tvm.tir.const). */
+static int int_arg(Interp *I, Value *v, const char *fn, const char *arg, int *out) {
+  Expr *e = bi_te_expr_of(v);
+  int64_t x = 0;
+  bool ok = val_is_int(v) ? val_as_int(I, v, &x) == 0
+                          : e && dt_is_int(e->dtype) && ir_as_int(e, &x);
+  if (!ok) {
+    interp_raise(I, EXC_TypeError, "%s: %s must be an int, not '%s'", fn, arg, val_type_name(v));
+    return -1;
+  }
+  if (x < INT32_MIN || x > INT32_MAX) {
+    interp_raise(I, EXC_ValueError, "%s: %s %lld is out of range", fn, arg, (long long)x);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+static Value *st_storage_align(Interp *I, Value *self, Value **a) {
+  Stage *st = stage_of(self);
+  IterVar *iv = axis_arg(I, a[0], "storage_align");
+  int factor, offset;
+  if (!iv || int_arg(I, a[1], "storage_align", "factor", &factor) < 0 ||
+      int_arg(I, a[2], "storage_align", "offset", &offset) < 0)
+    return NULL;
+  return sched_storage_align(st, iv, factor, offset) ? changed(I, st, "storage_align")
+                                                      : sched_raise(I, st->sched);
+}
+
+static Value *st_double_buffer(Interp *I, Value *self, Value **a) {
+  Stage *st = stage_of(self);
+  return sched_double_buffer(st) ? changed(I, st, "double_buffer") : sched_raise(I, st->sched);
 }
 
 static const Builtin stage_methods[] = {
@@ -284,6 +425,10 @@ static const Builtin stage_methods[] = {
      "pragma(axis, name, value=None): annotate the loop with pragma_NAME"},
     {"set_scope", st_set_scope, 1, PARAMS("scope"),
      "set_scope(scope): the storage scope of this stage's output (global, shared, local ...)"},
+    {"storage_align", st_storage_align, 3, PARAMS("axis", "factor", "offset"),
+     "storage_align(axis, factor, offset): pad axis's stride so stride % factor == offset"},
+    {"double_buffer", st_double_buffer, 0, NOPARAMS,
+     "double_buffer(): load the next tile of this stage while the loop uses the current one"},
     {0},
 };
 
@@ -317,15 +462,6 @@ const ObjClass bi_sched_stage_class = {
 };
 
 /* ---- tvm.lower, IRModule and PrimFunc ---- */
-
-/* Where --dump-after sends a lowering's IR: set by main.c, NULL for none. */
-static LowerDumpFn dump_hook;
-static void *dump_user;
-
-void bi_sched_set_dump(LowerDumpFn fn, void *user) {
-  dump_hook = fn;
-  dump_user = user;
-}
 
 /* lower_print_func's text less its last newline, which print adds back. */
 static Value *lowered_repr(Interp *I, Value *self) {
@@ -391,9 +527,7 @@ Value *bi_sched_lower(Interp *I, Value *self, Value **a) {
   Tensor **args = a[1] ? tensor_args(I, a[1], &n) : NULL;
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
   if ((a[1] && !args) || !name) return NULL;
-  LowerOptions opt = {.name = arena_strndup(arena(I), name, strlen(name))};
-  if (dump_hook) opt.dump = dump_hook, opt.dump_user = dump_user;
-  LoweredFunc *f = lower_run(arena(I), s, n, args, &opt);
-  if (!f) return interp_raise(I, EXC_LowerError, "%s", sched_error(s));
-  return val_obj_new(&bi_sched_module_class, f);
+  /* under the current PassContext; --dump-after and --emit=ir see it */
+  LoweredFunc *f = bi_pass_lower(I, arena(I), s, n, args, name, true);
+  return f ? val_obj_new(&bi_sched_module_class, f) : NULL;
 }

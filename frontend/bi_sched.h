@@ -1,6 +1,6 @@
 /* bi_sched.h: schedules and lowering as values (SPEC §7–§8), implemented in bi_sched.c: the
- * functions the tvm and tvm.te tables list, the classes their modules show, and the hook that
- * --dump-after uses to see every lowering. */
+ * functions the tvm and tvm.te tables list and the classes their modules show. The hooks that
+ * see every lowering (--dump-after, --emit=ir) are the session's: bi_pass.h. */
 #ifndef TES_BI_SCHED_H
 #define TES_BI_SCHED_H
 
@@ -16,9 +16,5 @@ extern const ObjClass bi_sched_primfunc_class; /* PrimFunc: p is the LoweredFunc
 Value *bi_sched_create_schedule(Interp *I, Value *self, Value **a);
 Value *bi_sched_lower(Interp *I, Value *self, Value **a);
 #define BI_SCHED_LOWER_PARAMS PARAMS("sch", "args", "name", "binds", "simple_mode")
-
-/* Every later tvm.lower calls fn after schedule_ops and after each pass (LowerOptions.dump);
- * NULL stops it. The process has one such hook, as it has one command line. */
-void bi_sched_set_dump(LowerDumpFn fn, void *user);
 
 #endif

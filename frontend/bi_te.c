@@ -148,9 +148,10 @@ static int range_arg(Interp *I, Value *v, const char *fn, Range *out) {
     out->extent = ir_int(arena(I), lo->dtype, b);
     return 0;
   }
-  out->extent = ir_is_const_int(lo, 0) && lo->kind == EXPR_INT ? hi
-                                                                : ir_binary(arena(I), EXPR_SUB, hi, lo);
-  return 0;
+  out->extent = ir_is_const_int(lo, 0) && lo->kind == EXPR_INT
+                    ? hi
+                    : bi_te_shallow(I, ir_binary(arena(I), EXPR_SUB, hi, lo));
+  return out->extent ? 0 : -1;
 }
 
 /* ---- variables and constants ---- */
@@ -218,7 +219,7 @@ static Value *fn_cast(Interp *I, Value *self, Value **a) {
   if (t.code == DT_HANDLE || e->dtype.code == DT_HANDLE)
     return interp_raise(I, EXC_TypeError, "Cast: cannot cast %s to %s", dt_name(e->dtype, x),
                         dt_name(t, y));
-  return bi_te_wrap_expr(ir_cast(arena(I), t, e));
+  return wrap_or_null(bi_te_shallow(I, ir_cast(arena(I), t, e)));
 }
 
 /* ---- placeholder and compute ---- */
@@ -422,9 +423,9 @@ static Value *fn_thread_axis(Interp *I, Value *self, Value **a) {
 static Value *choice(Interp *I, Value **a, const char *fn, bool as_select) {
   Expr *c = bi_te_cond_arg(I, a[0], fn, "cond"), *t, *f;
   if (!c || bi_te_operands(I, a[1], a[2], fn, &t, &f) < 0) return NULL;
-  if (as_select) return bi_te_wrap_expr(ir_select(arena(I), c, t, f));
+  if (as_select) return wrap_or_null(bi_te_shallow(I, ir_select(arena(I), c, t, f)));
   Expr *args[3] = {c, t, f};
-  return bi_te_wrap_expr(bi_te_intrin(I, t->dtype, "tir.if_then_else", 3, args));
+  return wrap_or_null(bi_te_intrin(I, t->dtype, "tir.if_then_else", 3, args));
 }
 
 static Value *fn_if_then_else(Interp *I, Value *self, Value **a) {
@@ -443,7 +444,8 @@ static Value *chain(Interp *I, Value *args, const char *fn, ExprKind k) {
     snprintf(arg, sizeof arg, "argument %lld", (long long)i + 1);
     Expr *c = bi_te_cond_arg(I, VAL_SEQ_ITEM(args, i), fn, arg);
     if (!c) return NULL;
-    acc = acc ? ir_binary(arena(I), k, acc, c) : c;
+    acc = acc ? bi_te_shallow(I, ir_binary(arena(I), k, acc, c)) : c;
+    if (!acc) return NULL;
   }
   return bi_te_wrap_expr(acc);
 }
@@ -466,7 +468,7 @@ static Value *math1(Interp *I, Value *x, const char *fn, const char *op, MathKin
   if (!dt_is_float(e->dtype))
     return interp_raise(I, EXC_TypeError, "%s needs a float operand, not %s (cast it with "
                                           ".astype(\"float32\"))", fn, dt_name(e->dtype, name));
-  return bi_te_wrap_expr(bi_te_intrin(I, e->dtype, op, 1, &e));
+  return wrap_or_null(bi_te_intrin(I, e->dtype, op, 1, &e));
 }
 
 /* name, intrinsic, kind: te's one-operand math (TVM's tvm.tir.op). */
@@ -496,21 +498,22 @@ static Value *fn_abs(Interp *I, Value *self, Value **a) {
   char name[32];
   Expr *x = bi_te_to_expr(I, a[0], "abs");
   if (!x) return NULL;
-  if (dt_is_float(x->dtype)) return bi_te_wrap_expr(bi_te_intrin(I, x->dtype, "tir.fabs", 1, &x));
+  if (dt_is_float(x->dtype)) return wrap_or_null(bi_te_intrin(I, x->dtype, "tir.fabs", 1, &x));
   if (x->dtype.code == DT_UINT) return bi_te_wrap_expr(x);
   if (x->dtype.code != DT_INT)
     return interp_raise(I, EXC_TypeError, "abs needs a numeric operand, not %s",
                         dt_name(x->dtype, name));
   Expr *zero = ir_int(arena(I), x->dtype, 0);
   Expr *ge = ir_binary(arena(I), EXPR_GE, x, zero);
-  return bi_te_wrap_expr(ir_select(arena(I), ge, x, ir_binary(arena(I), EXPR_SUB, zero, x)));
+  Expr *neg = ir_binary(arena(I), EXPR_SUB, zero, x);
+  return wrap_or_null(bi_te_shallow(I, ir_select(arena(I), ge, x, neg)));
 }
 
 static Value *fn_isnan(Interp *I, Value *self, Value **a) {
   Expr *x = bi_te_to_expr(I, a[0], "isnan");
   if (!x) return NULL;
   if (!dt_is_float(x->dtype)) return bi_te_wrap_expr(ir_int(arena(I), DT_BOOL1, 0));
-  return bi_te_wrap_expr(bi_te_intrin(I, DT_BOOL1, "tir.isnan", 1, &x));
+  return wrap_or_null(bi_te_intrin(I, DT_BOOL1, "tir.isnan", 1, &x));
 }
 
 /* name, operator: the two-operand functions, each a binary operator under SPEC §6's rules. */

@@ -122,6 +122,17 @@ Expr *bi_te_to_expr_as(Interp *I, Value *v, DType t, const char *what) {
   return bi_te_const(I, v, t, what);
 }
 
+/* ---- depth ---- */
+
+/* Every walk of the IR recurses, so a script that grows an expression in a loop
+ * (`e = e + A[i]`) would overflow the C stack in the first pass that met it. A node past
+ * IR_MAX_DEPTH is built (the constructors are O(1): depth is a field) but never handed out. */
+Expr *bi_te_shallow(Interp *I, Expr *e) {
+  if (!e || e->depth <= IR_MAX_DEPTH) return e;
+  return BI_TE_RAISE(I, EXC_ValueError, "expression too deep (more than %d nested operations)",
+                      IR_MAX_DEPTH);
+}
+
 /* ---- casts and promotion ---- */
 
 /* An integer literal's value as an unsigned dtype stores it: its low bits. */
@@ -158,7 +169,7 @@ Expr *bi_te_cast(Interp *I, DType t, Expr *x) {
   Expr *lit = NULL;
   if (t.lanes == 1 && x->kind == EXPR_INT) lit = cast_int_literal(I, t, x);
   if (t.lanes == 1 && x->kind == EXPR_FLOAT) lit = cast_float_literal(I, t, x);
-  return lit ? lit : ir_cast(arena(I), t, x);
+  return lit ? lit : bi_te_shallow(I, ir_cast(arena(I), t, x));
 }
 
 static int cannot_combine(Interp *I, const char *what, DType ta, DType tb, const char *why) {
@@ -205,7 +216,7 @@ int bi_te_operands(Interp *I, Value *a, Value *b, const char *what, Expr **ea, E
 /* ---- operators ---- */
 
 Expr *bi_te_intrin(Interp *I, DType t, const char *op, int n, Expr **args) {
-  return ir_call(arena(I), t, op, CALL_PURE, n, args);
+  return bi_te_shallow(I, ir_call(arena(I), t, op, CALL_PURE, n, args));
 }
 
 static Expr *intrin2(Interp *I, const char *op, Expr *a, Expr *b) {
@@ -298,7 +309,7 @@ Expr *bi_te_binary_exprs(Interp *I, TeOp op, Expr *a, Expr *b) {
   char what[24];
   quote_op(what, sizeof what, op);
   if (match_types(I, what, &a, &b) < 0) return NULL;
-  return build(I, op, a, b);
+  return bi_te_shallow(I, build(I, op, a, b));
 }
 
 Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b) {
@@ -306,7 +317,7 @@ Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b) {
   Expr *ea, *eb;
   quote_op(what, sizeof what, op);
   if (bi_te_operands(I, a, b, what, &ea, &eb) < 0) return NULL;
-  return build(I, op, ea, eb);
+  return bi_te_shallow(I, build(I, op, ea, eb));
 }
 
 static const char *const unop_symbols[] = {"-", "+", "~", "not"};
@@ -315,7 +326,7 @@ static const char *const unop_symbols[] = {"-", "+", "~", "not"};
 Expr *bi_te_unary(Interp *I, UnOp op, Expr *x) {
   char name[32];
   DType t = x->dtype;
-  if (dt_is_bool(t) && (op == UN_NOT || op == UN_INVERT)) return ir_not(arena(I), x);
+  if (dt_is_bool(t) && (op == UN_NOT || op == UN_INVERT)) return bi_te_shallow(I, ir_not(arena(I), x));
   bool ok = op == UN_INVERT ? dt_is_int(t) : op != UN_NOT && is_numeric(t) && t.lanes == 1;
   if (!ok)
     return BI_TE_RAISE(I, EXC_TypeError, "bad operand dtype for unary %s: %s", unop_symbols[op],
@@ -323,7 +334,7 @@ Expr *bi_te_unary(Interp *I, UnOp op, Expr *x) {
   if (op == UN_POS) return x;
   if (op == UN_INVERT) return bi_te_intrin(I, t, "tir.bitwise_not", 1, &x);
   Expr *minus_one = dt_is_float(t) ? ir_float(arena(I), t, -1) : ir_int(arena(I), t, -1);
-  return ir_binary(arena(I), EXPR_MUL, x, minus_one);
+  return bi_te_shallow(I, ir_binary(arena(I), EXPR_MUL, x, minus_one));
 }
 
 /* ---- limits ---- */

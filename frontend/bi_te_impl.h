@@ -66,6 +66,9 @@ Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b);
 Expr *bi_te_binary_exprs(Interp *I, TeOp op, Expr *a, Expr *b);
 /* -x, +x, ~x (UN_NOT is the interpreter's, through truthiness). */
 Expr *bi_te_unary(Interp *I, UnOp op, Expr *x);
+/* e, or NULL with a ValueError when e is deeper than IR_MAX_DEPTH: what every operation that
+ * builds a node for a script returns through (NULL e: NULL, the error already raised). */
+Expr *bi_te_shallow(Interp *I, Expr *e);
 /* A CALL of a pure intrinsic: "tir.exp" ... */
 Expr *bi_te_intrin(Interp *I, DType t, const char *op, int n, Expr **args);
 /* The largest and smallest values of a scalar dtype, as constants. */

@@ -201,9 +201,12 @@ static Value *make_reduce(Interp *I, const Reducer *r, Value **a) {
   CommReducer *c = r->kind == RED_USER ? user_combiner(I, r, nsrc, src)
                                        : builtin_combiner(I, r, src[0]->dtype);
   if (!c) return NULL;
-  if (nsrc == 1) return bi_te_wrap_expr(ir_reduce(arena(I), c, 1, src, naxis, axes, cond, 0));
+  Expr *first = bi_te_shallow(I, ir_reduce(arena(I), c, nsrc, src, naxis, axes, cond, 0));
+  if (!first) return NULL;
+  if (nsrc == 1) return bi_te_wrap_expr(first);
   Value *t = val_tuple_new(nsrc);
-  for (int i = 0; i < nsrc; i++)
+  val_seq_set_take(t, 0, bi_te_wrap_expr(first));
+  for (int i = 1; i < nsrc; i++) /* as deep as the first: same children */
     val_seq_set_take(t, i, bi_te_wrap_expr(ir_reduce(arena(I), c, nsrc, src, naxis, axes, cond, i)));
   return t;
 }

@@ -388,7 +388,7 @@ static Value *tensor_load(Interp *I, Tensor *t, int n, Value **idx) {
   Expr **ix = arena_alloc(arena(I), (size_t)(n ? n : 1) * sizeof *ix);
   for (int i = 0; i < n; i++)
     if (!(ix[i] = tensor_index(I, t, i, idx[i]))) return NULL;
-  return bi_te_wrap_expr(ir_pload(arena(I), t, n, ix));
+  return wrap_or_null(bi_te_shallow(I, ir_pload(arena(I), t, n, ix)));
 }
 
 static Value *tensor_getitem(Interp *I, Value *self, Value *key) {

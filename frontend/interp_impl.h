@@ -1,5 +1,6 @@
 /* interp_impl.h: what interp.c (statements and expressions) and call.c (calls and argument
- * binding) share; nothing outside the interpreter includes it. */
+ * binding) share; nothing outside the interpreter includes it, but for bi_pass.c (the
+ * session's lowering state lives in struct Interp) and repl.c (:ir evaluates an expression). */
 #ifndef TES_INTERP_IMPL_H
 #define TES_INTERP_IMPL_H
 
@@ -22,6 +23,9 @@ struct Interp {
   size_t stack_limit;
   int64_t steps, step_limit;
   Arena ir_arena;  /* freed after every value, in interp_free */
+  /* The session's lowering state (bi_pass.c): entered PassContexts and the hooks of
+   * --dump-after, --emit=ir and :watch. Lives in ir_arena; NULL until first used. */
+  struct BiPassState *pass_state;
 };
 
 /* One activation: a function call, a comprehension, or the module level (env NULL). */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/bi_sched.h"
+#include "frontend/bi_pass.h"
 #include "frontend/diag.h"
 #include "frontend/interp.h"
 #include "frontend/parse.h"
@@ -32,9 +32,8 @@ static const char usage_text[] =
     "  -c CODE              run CODE; sys.argv is ['-c', ARGS...]\n"
     "  -i FILE              run FILE, then start the REPL with its names\n"
     "  --emit=KIND          print every module the script builds as ir, llvm, cuda or asm\n"
-    "                       (not supported yet: arrives with issue 3)\n"
+    "                       (ir: each tvm.lower; llvm, cuda, asm arrive with issue 4)\n"
     "  --dump-after=PASS    print the IR after lowering pass PASS ('all': every pass)\n"
-    "                       (not supported yet: arrives with issue 3)\n"
     "  --dump-ast FILE      print the syntax tree of FILE without running it\n"
     "  --version            print the version and exit\n"
     "  -h, --help           print this help and exit\n"
@@ -115,6 +114,7 @@ typedef struct Cmd {
   int nrest;
   char **rest;
   const char *dump_after; /* --dump-after=PASS: a pass name, "all", or NULL */
+  bool emit_ir;           /* --emit=ir */
 } Cmd;
 
 /* lower_run's callback for --dump-after: the IR after the chosen pass (after each, under a
@@ -134,10 +134,22 @@ static void dump_ir(void *user, const char *pass, const Stmt *body, bool changed
   sb_free(&b);
 }
 
+/* --emit=ir: each function tvm.lower makes, as print(mod) shows it, where the script's own
+ * output goes. */
+static void emit_ir(void *user, Interp *I, const LoweredFunc *f) {
+  StrBuf b = STRBUF_INIT;
+  lower_print_func(&b, f);
+  fputs(sb_cstr(&b), interp_stdout(I));
+  fflush(interp_stdout(I));
+  sb_free(&b);
+}
+
 static int run_cmd(const Cmd *c) {
   Interp *I = interp_new();
   bool exiting = false;
-  if (c->dump_after) bi_sched_set_dump(dump_ir, (void *)c->dump_after);
+  BiLowerHooks *hooks = bi_pass_hooks(I); /* the REPL carries them over :reset */
+  if (c->dump_after) hooks->dump = dump_ir, hooks->dump_user = (void *)c->dump_after;
+  if (c->emit_ir) hooks->lowered = emit_ir;
   int status = 0;
   switch (c->mode) {
   case MODE_REPL:
@@ -171,14 +183,19 @@ static int take_target(Cmd *c, Mode mode, int n, char **args) {
   return -1;
 }
 
-/* --emit is checked for its syntax now, so scripts written against SPEC fail the same way
- * until code generation lands. */
-static int pending_emit(const char *value) {
-  static const char *const kinds[] = {"ir", "llvm", "cuda", "asm"};
+/* --emit=ir; the other kinds are checked for their syntax now, so scripts written against
+ * SPEC fail the same way until code generation lands. -1 to go on, else the exit status. */
+static int emit_option(Cmd *c, const char *value) {
+  static const char *const kinds[] = {"llvm", "cuda", "asm"};
+  if (strcmp(value, "ir") == 0) {
+    c->emit_ir = true;
+    return -1;
+  }
   bool ok = false;
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) ok |= strcmp(value, kinds[i]) == 0;
   if (!ok) return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
-  fprintf(stderr, "tes: not supported yet: --emit (code generation arrives with issue 3)\n");
+  fprintf(stderr, "tes: not supported yet: --emit=%s (code generation arrives with issue 4)\n",
+          value);
   return 2;
 }
 
@@ -221,7 +238,8 @@ static int parse_args(int argc, char **argv, Cmd *c) {
       if (i + 1 >= argc) return usage_error("%s needs %s", a, a[1] == 'c' ? "CODE" : "a FILE");
       return take_target(c, a[1] == 'c' ? MODE_CODE : MODE_INSPECT, argc - i - 1, argv + i + 1);
     } else if (n == 6 && strncmp(a, "--emit", n) == 0) {
-      return eq ? pending_emit(eq + 1) : usage_error("--emit needs =KIND");
+      int status = eq ? emit_option(c, eq + 1) : usage_error("--emit needs =KIND");
+      if (status >= 0) return status;
     } else if (n == 12 && strncmp(a, "--dump-after", n) == 0) {
       int status = eq ? dump_after_option(c, eq + 1) : usage_error("--dump-after needs =PASS");
       if (status >= 0) return status;
@@ -233,7 +251,7 @@ static int parse_args(int argc, char **argv, Cmd *c) {
 }
 
 int main(int argc, char **argv) {
-  Cmd c = {MODE_REPL, NULL, 0, NULL, NULL};
+  Cmd c = {MODE_REPL, NULL, 0, NULL, NULL, false};
   int status = parse_args(argc, argv, &c);
   if (status >= 0) return status;
   repl_install_sigint();

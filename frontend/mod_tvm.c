@@ -1,6 +1,7 @@
 /* mod_tvm.c: the tensor modules of SPEC §5 (tvm and its submodules, te, topi, numpy, vta) and
  * __future__. tvm, tvm.te and tvm.tir have the tensor expressions of SPEC §6 (bi_te*.c); what
  * arrives with later issues is `pending`, so using such a member raises "not supported yet". */
+#include "frontend/bi_pass.h"
 #include "frontend/bi_te.h"
 #include "frontend/interp.h"
 #include "frontend/modules_impl.h"
@@ -26,8 +27,9 @@ PENDING_MODULE(mod_tvm_target, "tvm.target", "build targets: llvm, cuda, c",
 PENDING_MODULE(mod_tvm_nd, "tvm.nd", "n-d arrays on devices", LATER_PENDING("device arrays"))
 PENDING_MODULE(mod_tvm_testing, "tvm.testing", "assert_allclose and other checks",
                LATER_PENDING("testing helpers"))
-PENDING_MODULE(mod_tvm_transform, "tvm.transform", "PassContext",
-               LATER_PENDING("pass contexts"))
+const ModuleDef mod_tvm_transform = {"tvm.transform", NULL, bi_pass_module_init,
+                                     "PassContext: settings for lowering",
+                                     LATER_PENDING("Sequential and the other pass objects")};
 PENDING_MODULE(mod_tvm_contrib, "tvm.contrib", "nvcc and utils",
                LATER_PENDING("contrib helpers"))
 PENDING_MODULE(mod_tvm_contrib_nvcc, "tvm.contrib.nvcc", "CUDA helpers: have_tensorcore",

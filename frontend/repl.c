@@ -17,9 +17,14 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "frontend/bi_pass.h"
+#include "frontend/bi_sched.h"
+#include "frontend/bi_te.h"
 #include "frontend/diag.h"
+#include "frontend/interp_impl.h"
 #include "frontend/modules.h"
 #include "frontend/parse.h"
+#include "frontend/resolve.h"
 #include "ir/strbuf.h"
 
 #define PROMPT "tes> "
@@ -102,6 +107,13 @@ typedef struct Repl {
   int exit_code; /* when quit came from SystemExit */
   bool exiting;
   char *hist_path; /* NULL: no history file */
+  /* :watch: the schedule (in the session's IR arena), the text naming it, the tensors to
+   * lower it with (NULL: its placeholders and outputs) and the IR printed last */
+  Schedule *watch;
+  char *watch_name;
+  int watch_nargs;
+  Tensor **watch_args;
+  char *watch_ir;
 } Repl;
 
 static void scan_quoted(Scan *s, const char *p, size_t n, size_t *i) {
@@ -608,7 +620,13 @@ static void help_overview(Interp *I) {
        "  :load FILE       run a script in this session\n"
        "  :reset           start a fresh session (argv is kept)\n"
        "  :quit            leave (Ctrl-D too)\n"
-       "  :ir SCHED, :watch SCHED, :unwatch   arrive with tensor expressions (issue 3)\n"
+       "  :ir SCHED[, ARGS]\n"
+       "                   print the IR of tvm.lower(SCHED, ARGS); ARGS (tensors) default to\n"
+       "                   SCHED's placeholders, then its outputs\n"
+       "  :watch SCHED[, ARGS]\n"
+       "                   print SCHED's IR now and after every schedule primitive on it, lines\n"
+       "                   marked '+ ' (new) and '- ' (gone) against the last print\n"
+       "  :unwatch         stop watching\n"
        "keys: TAB completes names and members, Ctrl-C cancels the line or stops running code\n"
        "builtins:");
   Value *names = sorted_keys(interp_builtins(I));
@@ -740,6 +758,329 @@ static void meta_load(Repl *r, const char *path) {
   if (rc < 0) report(r, I);
 }
 
+/* ---- :ir and :watch ---- */
+
+/* A meta command's argument as an expression: a REPL entry of its own, so errors point into
+ * "<stdin>" at the argument's columns. SCHED, or SCHED followed by the tensors to lower it
+ * with (`s, A, B` or `s, [A, B]`). */
+typedef struct IrRequest {
+  Unit *unit; /* holds `at` */
+  Node *at;   /* SCHED's expression, where a LowerError points */
+  Schedule *s;
+  int nargs; /* -1: the schedule's placeholders, then its outputs */
+  Tensor **args;
+} IrRequest;
+
+static void ir_request_free(IrRequest *rq) {
+  if (rq->unit) unit_decref(rq->unit);
+  free(rq->args);
+  memset(rq, 0, sizeof *rq);
+}
+
+/* Parses text as one expression statement; NULL with a SyntaxError pending. */
+static Node *parse_expr_arg(Interp *I, const char *text, Unit **unit) {
+  Source *src = src_new("<stdin>", text, strlen(text));
+  ParseError err;
+  memset(&err, 0, sizeof err);
+  Unit *u = parse_source(src, &err);
+  Node *e = NULL;
+  if (!u || resolve_unit(u, &err) < 0) {
+    interp_raise_at(I, err.loc, EXC_SyntaxError, "%s", err.msg);
+  } else if (u->root->u.list.n != 1 || u->root->u.list.items[0]->kind != AST_EXPRSTMT) {
+    SrcLoc at = u->root->u.list.n ? u->root->u.list.items[0]->loc : (SrcLoc){src, 1, 1};
+    interp_raise_at(I, at, EXC_SyntaxError, "expected an expression naming a schedule");
+  } else {
+    e = u->root->u.list.items[0]->u.unary.a;
+  }
+  if (!e && u) unit_decref(u);
+  src_decref(src); /* the unit holds its own reference */
+  *unit = e ? u : NULL;
+  return e;
+}
+
+/* Evaluates e at module level, as a REPL entry runs. */
+static Value *eval_expr_arg(Interp *I, Unit *u, Node *e) {
+  Frame F = {.unit = u, .globals = interp_globals(I), .name = sym_cstr("<module>")};
+  bool outermost = I->stack_base == NULL;
+  if (outermost) I->stack_base = __builtin_frame_address(0);
+  Value *v = interp_eval(I, &F, e);
+  if (!v) interp_locate(I, &F, e->loc);
+  if (outermost) I->stack_base = NULL;
+  return v;
+}
+
+/* ARGS: the items of v after the first, or the one list or tuple given there. */
+static bool request_args(Interp *I, const char *cmd, Value *v, Node *e, IrRequest *rq) {
+  Value *list = v;
+  int64_t first = 1;
+  if (VAL_SEQ_N(v) == 2 &&
+      (VAL_SEQ_ITEM(v, 1)->kind == VAL_LIST || VAL_SEQ_ITEM(v, 1)->kind == VAL_TUPLE))
+    list = VAL_SEQ_ITEM(v, 1), first = 0;
+  rq->nargs = (int)(VAL_SEQ_N(list) - first);
+  rq->args = xcalloc((size_t)rq->nargs + 1, sizeof *rq->args);
+  for (int i = 0; i < rq->nargs; i++) {
+    Value *item = VAL_SEQ_ITEM(list, first + i);
+    if ((rq->args[i] = bi_te_tensor_of(item))) continue;
+    Node *at = e->u.list.n > 1 ? e->u.list.items[1] : e;
+    interp_raise_at(I, at->loc, EXC_TypeError, "%s: argument %d must be a tensor, not '%s'", cmd,
+                    i + 1, val_type_name(item));
+    return false;
+  }
+  return true;
+}
+
+static bool split_request(Interp *I, const char *cmd, Value *v, Node *e, IrRequest *rq) {
+  bool tuple = e->kind == AST_TUPLE && VAL_SEQ_N(v) > 0;
+  Value *sched = tuple ? VAL_SEQ_ITEM(v, 0) : v;
+  rq->at = tuple ? e->u.list.items[0] : e;
+  rq->nargs = -1;
+  if (sched->kind != VAL_OBJ || sched->u.obj.cls != &bi_sched_schedule_class) {
+    interp_raise_at(I, rq->at->loc, EXC_TypeError,
+                    "%s needs a Schedule (te.create_schedule), not '%s'", cmd,
+                    val_type_name(sched));
+    return false;
+  }
+  rq->s = sched->u.obj.p;
+  return !tuple || VAL_SEQ_N(v) < 2 || request_args(I, cmd, v, e, rq);
+}
+
+/* false with the error pending (and *rq empty) */
+static bool ir_request(Interp *I, const char *cmd, const char *text, IrRequest *rq) {
+  memset(rq, 0, sizeof *rq);
+  Node *e = parse_expr_arg(I, text, &rq->unit);
+  Value *v = e ? eval_expr_arg(I, rq->unit, e) : NULL;
+  bool ok = v && split_request(I, cmd, v, e, rq);
+  val_xdecref(v);
+  if (!ok) ir_request_free(rq);
+  return ok;
+}
+
+/* The schedule's placeholders in stage order, then its outputs' tensors. */
+static Tensor **default_args(Arena *a, const Schedule *s, int *n) {
+  int cap = s->nstages;
+  for (int i = 0; i < s->noutputs; i++) cap += s->outputs[i]->noutputs;
+  Tensor **args = arena_alloc(a, (size_t)(cap + 1) * sizeof *args);
+  *n = 0;
+  for (int i = 0; i < s->nstages; i++)
+    if (s->stages[i]->op->kind == OP_PLACEHOLDER) args[(*n)++] = s->stages[i]->op->outputs[0];
+  for (int i = 0; i < s->noutputs; i++)
+    for (int j = 0; j < s->outputs[i]->noutputs; j++) {
+      Tensor *t = s->outputs[i]->outputs[j];
+      bool dup = false; /* an output that is a placeholder is already there */
+      for (int k = 0; k < *n; k++) dup |= args[k] == t;
+      if (!dup) args[(*n)++] = t;
+    }
+  return args;
+}
+
+/* The IR print(tvm.lower(s, args)) shows (malloc'd), or NULL with a LowerError pending.
+ * Lowering never changes the schedule, so it goes into a scratch arena freed here, and :watch
+ * can lower after every primitive without the session growing. */
+static char *lower_text(Interp *I, Schedule *s, int nargs, Tensor **args) {
+  Arena a;
+  arena_init(&a);
+  if (nargs < 0) args = default_args(&a, s, &nargs);
+  LoweredFunc *f = bi_pass_lower(I, &a, s, nargs, args, "main", false);
+  char *text = NULL;
+  if (f) {
+    StrBuf b = STRBUF_INIT;
+    size_t len;
+    lower_print_func(&b, f);
+    text = sb_take(&b, &len);
+  }
+  arena_free(&a);
+  return text;
+}
+
+static char *request_text(Interp *I, IrRequest *rq) {
+  char *text = lower_text(I, rq->s, rq->nargs, rq->args);
+  if (!text) {
+    Frame F = {.unit = rq->unit, .name = sym_cstr("<module>")};
+    interp_locate(I, &F, rq->at->loc);
+  }
+  return text;
+}
+
+static void meta_ir(Repl *r, const char *arg) {
+  Interp *I = *r->pI;
+  IrRequest rq;
+  begin_run();
+  char *text = ir_request(I, ":ir", arg, &rq) ? request_text(I, &rq) : NULL;
+  ir_request_free(&rq);
+  if (text) fputs(text, interp_stdout(I));
+  free(text);
+  end_run(I);
+  if (!text) report(r, I);
+}
+
+/* ---- :watch: a line diff of the IR against the last print ---- */
+
+typedef struct Lines {
+  int n;
+  const char **s; /* into the text; each ends at its '\n' */
+  int *len;
+} Lines;
+
+static Lines split_lines(const char *text) {
+  Lines l = {0, NULL, NULL};
+  int cap = 0;
+  for (const char *p = text; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    if (l.n == cap) {
+      cap = cap ? 2 * cap : 64;
+      l.s = xrealloc(l.s, (size_t)cap * sizeof *l.s);
+      l.len = xrealloc(l.len, (size_t)cap * sizeof *l.len);
+    }
+    l.s[l.n] = p;
+    l.len[l.n++] = len;
+    p += len + (nl ? 1 : 0);
+  }
+  return l;
+}
+
+static bool same_line(const Lines *a, int i, const Lines *b, int j) {
+  return a->len[i] == b->len[j] && memcmp(a->s[i], b->s[j], (size_t)a->len[i]) == 0;
+}
+
+static void put_line(FILE *out, const char *mark, const Lines *l, int i) {
+  fputs(mark, out);
+  fwrite(l->s[i], 1, (size_t)l->len[i], out);
+  fputc('\n', out);
+}
+
+/* Old lines [i0, i1) against new lines [j0, j1) by a longest common subsequence; past 4M
+ * cells (an IR of thousands of changed lines) every old line counts as removed and every new
+ * one as added. */
+static void diff_middle(FILE *out, const Lines *o, int i0, int i1, const Lines *n, int j0, int j1) {
+  size_t rows = (size_t)(i1 - i0) + 1, cols = (size_t)(j1 - j0) + 1;
+  int *lcs = rows * cols <= (4u << 20) ? xcalloc(rows * cols, sizeof *lcs) : NULL;
+  for (int i = i1 - 1; lcs && i >= i0; i--)
+    for (int j = j1 - 1; j >= j0; j--) {
+      int *c = &lcs[(size_t)(i - i0) * cols + (size_t)(j - j0)];
+      *c = same_line(o, i, n, j) ? c[cols + 1] + 1 : c[cols] > c[1] ? c[cols] : c[1];
+    }
+  int i = i0, j = j0;
+  while (i < i1 || j < j1) {
+    const int *c = lcs ? &lcs[(size_t)(i - i0) * cols + (size_t)(j - j0)] : NULL;
+    if (c && i < i1 && j < j1 && same_line(o, i, n, j))
+      put_line(out, "  ", n, j++), i++;
+    else if (i < i1 && (!c || j == j1 || c[cols] >= c[1]))
+      put_line(out, "- ", o, i++);
+    else
+      put_line(out, "+ ", n, j++);
+  }
+  free(lcs);
+}
+
+/* "  " before a line both have, "- " before one only old has, "+ " before one only new has.
+ * old NULL: every line unmarked. */
+static void print_diff(FILE *out, const char *old, const char *new_) {
+  Lines o = split_lines(old), n = split_lines(new_);
+  int pre = 0, suf = 0;
+  while (pre < o.n && pre < n.n && same_line(&o, pre, &n, pre)) pre++;
+  while (suf < o.n - pre && suf < n.n - pre && same_line(&o, o.n - 1 - suf, &n, n.n - 1 - suf))
+    suf++;
+  for (int i = 0; i < pre; i++) put_line(out, "  ", &n, i);
+  if (!old)
+    for (int j = pre; j < n.n; j++) put_line(out, "  ", &n, j);
+  else
+    diff_middle(out, &o, pre, o.n - suf, &n, pre, n.n - suf);
+  for (int j = n.n - suf; old && j < n.n; j++) put_line(out, "  ", &n, j);
+  free(o.s), free(o.len), free(n.s), free(n.len);
+}
+
+static void unwatch(Repl *r) {
+  free(r->watch_name);
+  free(r->watch_args);
+  free(r->watch_ir);
+  r->watch = NULL;
+  r->watch_name = NULL;
+  r->watch_args = NULL;
+  r->watch_ir = NULL;
+}
+
+/* The hook after every primitive that succeeded: the watched schedule's IR under a header
+ * naming the primitive, marked against the last print. A schedule that cannot be lowered as
+ * it stands says why, and the next print is marked against the last one that could. */
+static void watch_changed(void *user, Interp *I, Schedule *s, Stage *st, const char *what) {
+  Repl *r = user;
+  if (!r->watch || s != r->watch) return;
+  FILE *out = interp_stdout(I);
+  if (st)
+    fprintf(out, "// after %s[%s].%s\n", r->watch_name, st->op->name, what);
+  else
+    fprintf(out, "// after %s.%s\n", r->watch_name, what);
+  char *text = lower_text(I, s, r->watch_nargs, r->watch_args);
+  if (text) {
+    print_diff(out, r->watch_ir, text);
+    free(r->watch_ir);
+    r->watch_ir = text;
+  } else {
+    Value *exc = interp_error_take(I);
+    const Value *msg = exc && exc->kind == VAL_EXC ? exc->u.exc->msg : NULL;
+    fprintf(out, "(cannot lower: %s)\n", msg && msg->kind == VAL_STR ? msg->u.str.s : "?");
+    val_xdecref(exc);
+  }
+  fflush(out);
+}
+
+/* What the user called the schedule: the argument up to its first comma outside brackets and
+ * strings. */
+static char *sched_name(const char *arg) {
+  int depth = 0;
+  char quote = 0;
+  const char *p = arg;
+  for (; *p && (quote || depth > 0 || *p != ','); p++) {
+    if (quote && *p == '\\' && p[1])
+      p++;
+    else if (quote)
+      quote = *p == quote ? 0 : quote;
+    else if (*p == '\'' || *p == '"')
+      quote = *p;
+    else if (strchr("([{", *p))
+      depth++;
+    else if (strchr(")]}", *p))
+      depth--;
+  }
+  while (p > arg && isspace((unsigned char)p[-1])) p--;
+  return xstrndup(arg, (size_t)(p - arg));
+}
+
+static void meta_watch(Repl *r, const char *arg) {
+  Interp *I = *r->pI;
+  IrRequest rq;
+  begin_run();
+  char *text = ir_request(I, ":watch", arg, &rq) ? request_text(I, &rq) : NULL;
+  end_run(I);
+  if (!text) {
+    ir_request_free(&rq);
+    report(r, I);
+    return;
+  }
+  unwatch(r);
+  r->watch = rq.s;
+  r->watch_name = sched_name(arg);
+  r->watch_nargs = rq.nargs;
+  r->watch_args = rq.args;
+  rq.args = NULL;
+  ir_request_free(&rq);
+  r->watch_ir = text;
+  FILE *out = interp_stdout(I);
+  fprintf(out, "// watching %s\n", r->watch_name);
+  print_diff(out, NULL, text);
+  bi_pass_hooks(I)->changed = watch_changed;
+  bi_pass_hooks(I)->changed_user = r;
+}
+
+static void meta_unwatch(Repl *r) {
+  if (r->watch)
+    printf("// stopped watching %s\n", r->watch_name);
+  else
+    puts("// not watching a schedule");
+  unwatch(r);
+}
+
 /* A fresh Interp with the same argv; the old one goes only once the new one exists. */
 static void meta_reset(Repl *r) {
   Interp *old = *r->pI;
@@ -752,6 +1093,10 @@ static void meta_reset(Repl *r) {
   }
   Interp *fresh = interp_new();
   interp_set_argv(fresh, argc, args);
+  /* --dump-after and --emit=ir go on; the watched schedule was the old session's */
+  *bi_pass_hooks(fresh) = *bi_pass_hooks(old);
+  bi_pass_hooks(fresh)->changed = NULL;
+  unwatch(r);
   for (int i = 0; i < argc; i++) free(args[i]);
   free(args);
   interp_free(old);
@@ -765,13 +1110,6 @@ static void meta_error(Repl *r, const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fputc('\n', stderr);
   r->status = 1;
-}
-
-static void meta_pending(Repl *r, const char *cmd) {
-  StrBuf b = STRBUF_INIT;
-  sb_printf(&b, "not supported yet: %s (tensor expressions arrive with issue 3)", cmd);
-  meta_error(r, "%s", sb_cstr(&b));
-  sb_free(&b);
 }
 
 /* Commands that take an argument refuse to run without one rather than guess. */
@@ -804,9 +1142,12 @@ static void run_meta(Repl *r, char *line) {
     meta_reset(r);
   } else if (strcmp(cmd, ":quit") == 0 || strcmp(cmd, ":q") == 0) {
     r->quit = true;
-  } else if (strcmp(cmd, ":ir") == 0 || strcmp(cmd, ":watch") == 0 ||
-             strcmp(cmd, ":unwatch") == 0) {
-    meta_pending(r, cmd);
+  } else if (strcmp(cmd, ":ir") == 0) {
+    if (need_arg(r, cmd, arg, "SCHED[, ARGS]")) meta_ir(r, arg);
+  } else if (strcmp(cmd, ":watch") == 0) {
+    if (need_arg(r, cmd, arg, "SCHED[, ARGS]")) meta_watch(r, arg);
+  } else if (strcmp(cmd, ":unwatch") == 0) {
+    meta_unwatch(r);
   } else {
     meta_error(r, "unknown meta command '%s' (:help lists them)", cmd);
   }
@@ -897,6 +1238,8 @@ int repl_run(Interp **pI, bool interactive, int status) {
   reset_chunk(&r);
   if (r.tty) teardown_readline(&r);
   compl_interp = NULL;
+  if (bi_pass_hooks(*pI)->changed_user == &r) bi_pass_hooks(*pI)->changed = NULL;
+  unwatch(&r);
   fflush(stdout);
   if (r.exiting) return r.exit_code;
   return r.tty ? 0 : r.status;

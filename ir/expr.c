@@ -38,7 +38,18 @@ static Expr *new_expr(Arena *a, ExprKind k, DType t) {
   Expr *e = arena_alloc(a, sizeof *e);
   e->kind = k;
   e->dtype = t;
+  e->depth = 1;
   return e;
+}
+
+/* Makes e at least one level above child (NULL: none), so that the front end can refuse an
+ * expression deeper than IR_MAX_DEPTH without walking it. */
+static void above(Expr *e, const Expr *child) {
+  if (child && child->depth >= e->depth) e->depth = child->depth + 1;
+}
+
+static void above_all(Expr *e, int n, Expr *const *children) {
+  for (int i = 0; i < n; i++) above(e, children[i]);
 }
 
 static Stmt *new_stmt(Arena *a, StmtKind k) {
@@ -104,6 +115,7 @@ Expr *ir_cast(Arena *a, DType t, Expr *x) {
   TES_ASSERT(t.lanes == x->dtype.lanes, "cast changes the lane count");
   Expr *e = new_expr(a, EXPR_CAST, t);
   e->u.unary.a = x;
+  above(e, x);
   return e;
 }
 
@@ -118,6 +130,8 @@ Expr *ir_binary(Arena *a, ExprKind k, Expr *x, Expr *y) {
   Expr *e = new_expr(a, k, t);
   e->u.bin.a = x;
   e->u.bin.b = y;
+  above(e, x);
+  above(e, y);
   return e;
 }
 
@@ -125,6 +139,7 @@ Expr *ir_not(Arena *a, Expr *x) {
   TES_ASSERT(is_bool(x), "NOT of a non-bool operand");
   Expr *e = new_expr(a, EXPR_NOT, x->dtype);
   e->u.unary.a = x;
+  above(e, x);
   return e;
 }
 
@@ -136,6 +151,9 @@ Expr *ir_select(Arena *a, Expr *c, Expr *t, Expr *f) {
   e->u.select.cond = c;
   e->u.select.t = t;
   e->u.select.f = f;
+  above(e, c);
+  above(e, t);
+  above(e, f);
   return e;
 }
 
@@ -147,6 +165,8 @@ Expr *ir_ramp(Arena *a, Expr *base, Expr *stride, int lanes) {
   e->u.ramp.base = base;
   e->u.ramp.stride = stride;
   e->u.ramp.lanes = lanes;
+  above(e, base);
+  above(e, stride);
   return e;
 }
 
@@ -156,6 +176,7 @@ Expr *ir_broadcast(Arena *a, Expr *v, int lanes) {
   Expr *e = new_expr(a, EXPR_BROADCAST, dt_with_lanes(v->dtype, lanes));
   e->u.bcast.value = v;
   e->u.bcast.lanes = lanes;
+  above(e, v);
   return e;
 }
 
@@ -165,6 +186,8 @@ Expr *ir_let(Arena *a, Var *v, Expr *value, Expr *body) {
   e->u.let.var = v;
   e->u.let.value = value;
   e->u.let.body = body;
+  above(e, value);
+  above(e, body);
   return e;
 }
 
@@ -175,6 +198,7 @@ Expr *ir_call(Arena *a, DType t, const char *op, CallKind k, int n, Expr **args)
   e->u.call.ckind = k;
   e->u.call.n = n;
   e->u.call.args = copy_array(a, args, n, sizeof *args);
+  above_all(e, n, args);
   return e;
 }
 
@@ -192,6 +216,8 @@ Expr *ir_load(Arena *a, Buffer *b, Expr *index, Expr *predicate) {
   e->u.load.buf = b;
   e->u.load.index = index;
   e->u.load.predicate = predicate;
+  above(e, index);
+  above(e, predicate);
   return e;
 }
 
@@ -207,6 +233,7 @@ Expr *ir_pload(Arena *a, Tensor *t, int n, Expr **indices) {
   e->u.pload.tensor = t;
   e->u.pload.n = n;
   e->u.pload.indices = copy_array(a, indices, n, sizeof *indices);
+  above_all(e, n, indices);
   return e;
 }
 
@@ -222,6 +249,12 @@ Expr *ir_reduce(Arena *a, CommReducer *c, int nsrc, Expr **src, int naxis, IterV
   e->u.reduce.axis = copy_array(a, axis, naxis, sizeof *axis);
   e->u.reduce.condition = cond;
   e->u.reduce.value_index = value_index;
+  above_all(e, nsrc, src);
+  above(e, cond);
+  for (int i = 0; i < naxis; i++) {
+    above(e, axis[i]->dom.min);
+    above(e, axis[i]->dom.extent);
+  }
   return e;
 }
 

@@ -121,9 +121,15 @@ typedef enum {
   CALL_EXTERN     /* call_extern: a C function by name */
 } CallKind;
 
+/* The deepest expression the front end lets a script build: the mutator, the visitor, the
+ * printer and the passes recurse once or more per level, and at this depth they stay well
+ * inside an 8 MB stack, sanitizers included (tests/unit/ir/test_verify.c lowers one). */
+#define IR_MAX_DEPTH 2000
+
 struct Expr {
   ExprKind kind;
   DType dtype;
+  uint32_t depth; /* 1 for a leaf, else 1 + the deepest child the visitor walks into */
   union {
     int64_t ival;
     double fval;

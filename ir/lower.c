@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/printer.h"
+#include "ir/verify.h"
 
 typedef enum { RUN_ALWAYS, RUN_ON_GPU } PassWhen;
 
@@ -19,6 +20,11 @@ typedef struct PassDef {
 /* SPEC §8's order. TVM 0.8-0.10 hoist guards last, after simplification. */
 static const PassDef lowering[] = {
     {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
+    {"tir.InjectVirtualThread", pass_inject_virtual_thread, RUN_ALWAYS},
+    {"tir.InjectDoubleBuffer", pass_inject_double_buffer, RUN_ALWAYS},
+    {"tir.StorageRewrite", pass_storage_rewrite, RUN_ALWAYS},
+    {"tir.UnrollLoop", pass_unroll_loop, RUN_ALWAYS},
+    {"tir.VectorizeLoop", pass_vectorize_loop, RUN_ALWAYS},
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
 };
@@ -73,6 +79,45 @@ static void after(const LowerOptions *opt, const char *pass, const Stmt *body, b
   if (opt->dump) opt->dump(opt->dump_user, pass, body, changed);
 }
 
+#ifdef TES_VERIFY_IR
+enum { VERIFY_ALWAYS = 1 };
+#else
+enum { VERIFY_ALWAYS = 0 };
+#endif
+
+/* In debug builds (TES_VERIFY_IR, set by meson) or at debug >= 1, the IR is checked after each
+ * step, so that a step that breaks it is named as the culprit: a LowerError, not a crash or
+ * wrong code later. flattened: tir.StorageFlatten has run. */
+static bool verified(Schedule *s, const LowerOptions *opt, const Stmt *body, const PassCtx *ctx,
+                     bool flattened, const char *pass) {
+  if (!VERIFY_ALWAYS && opt->debug < 1) return true;
+  StrBuf err = STRBUF_INIT;
+  bool ok = ir_verify_func(body, ctx, flattened, pass, &err);
+  if (!ok) sched_fail(s, "internal error: %s", sb_cstr(&err));
+  sb_free(&err);
+  return ok;
+}
+
+/* Inlining puts producers' bodies into their consumers, so schedule_ops may give expressions
+ * deeper than a script may build (IR_MAX_DEPTH), too deep for the passes' recursion. */
+static bool shallow_enough(Schedule *s, const Stmt *body) {
+  const Stmt *deep = ir_find_deep_stmt(body, IR_MAX_DEPTH);
+  if (!deep) return true;
+  const char *name = deep->kind == STMT_PROVIDE ? deep->u.provide.tensor->name : NULL;
+  return sched_fail(s,
+                    "cannot lower: an expression%s%s is more than %d nested operations deep "
+                    "after inlining (inline fewer stages)",
+                    name ? " of " : "", name ? name : "", IR_MAX_DEPTH);
+}
+
+/* PassContext(disabled_pass=...) names passes as TVM does; names of passes we do not have
+ * (Relay's, say) are allowed and match nothing, as in TVM. */
+static bool is_disabled(const LowerOptions *opt, const char *pass) {
+  for (int i = 0; i < opt->ndisabled; i++)
+    if (strcmp(opt->disabled[i], pass) == 0) return true;
+  return false;
+}
+
 LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt) {
   static const LowerOptions defaults = {0};
   if (!opt) opt = &defaults;
@@ -94,12 +139,18 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
     f->params[i] = param_buffer(a, args[i]);
   }
   PassCtx ctx = {a, nargs, f->param_tensors, f->params, opt->gpu, opt->noptions, opt->options};
+  bool flattened = false;
+  if (!shallow_enough(s, body) || !verified(s, opt, body, &ctx, flattened, "schedule_ops"))
+    return NULL;
   for (int i = 0; i < NPASSES; i++) {
     if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
+    if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(body, &ctx);
     after(opt, lowering[i].name, next, next != body);
     body = next;
+    flattened = flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;
+    if (!verified(s, opt, body, &ctx, flattened, lowering[i].name)) return NULL;
   }
   f->body = body;
   return f;

@@ -32,6 +32,8 @@ typedef struct LowerOptions {
   void *dump_user;
   int noptions; /* PassContext config */
   const PassOption *options;
+  int ndisabled; /* PassContext(disabled_pass=[...]): names of passes not to run */
+  const char *const *disabled;
 } LowerOptions;
 
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be

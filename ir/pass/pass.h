@@ -40,6 +40,16 @@ static inline int64_t pass_option(const PassCtx *ctx, const char *pass, const ch
 
 /* tir.StorageFlatten (storage_flatten.c) */
 Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx);
+/* tir.InjectVirtualThread (inject_virtual_thread.c) */
+Stmt *pass_inject_virtual_thread(Stmt *s, PassCtx *ctx);
+/* tir.InjectDoubleBuffer (inject_double_buffer.c) */
+Stmt *pass_inject_double_buffer(Stmt *s, PassCtx *ctx);
+/* tir.StorageRewrite (storage_rewrite.c) */
+Stmt *pass_storage_rewrite(Stmt *s, PassCtx *ctx);
+/* tir.UnrollLoop (unroll_loop.c) */
+Stmt *pass_unroll_loop(Stmt *s, PassCtx *ctx);
+/* tir.VectorizeLoop (vectorize_loop.c) */
+Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx);
 /* tir.Simplify (simplify.c) */
 Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
 /* tir.HoistIfThenElse (hoist_if_then_else.c) */

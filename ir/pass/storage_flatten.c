@@ -7,7 +7,10 @@
  *   count, in the realize's scope or, without one, global / shared under blockIdx / local
  *   under threadIdx. Accesses become STORE/LOAD at ((i0 - min0)*extent1 + (i1 - min1))...,
  *   with only zero terms and unit factors folded; subtrees without tensor accesses are
- *   returned as they are.
+ *   returned as they are. A `buffer_dim_align` attr on a tensor (storage_align) is consumed:
+ *   its dimension's stride is padded so that stride % factor == offset, the allocation is
+ *   strides[0]*extent0 and accesses sum index*stride. A tensor's `double_buffer_scope` attr
+ *   becomes the same attr on its buffer's data variable, for tir.InjectDoubleBuffer.
  * Why here: it is the first pass; virtual threads, unrolling and vectorization need flat
  *   indices, and the simplifier after them folds what the row-major arithmetic leaves. */
 #include <string.h>
@@ -21,12 +24,19 @@ typedef struct Binding {
   Range *bounds; /* the realized region; NULL for an argument (it starts at 0) */
 } Binding;
 
+typedef struct DimAlign {
+  const Tensor *tensor;
+  int dim, factor, offset;
+} DimAlign;
+
 typedef struct Flatten {
   IrMutator m;
   PassCtx *ctx;
   int n, cap;
   Binding *binds;  /* the arguments, then the realizes around the current node, innermost last */
   int thread_rank; /* -1 outside threads, 0 under blockIdx, 1 under threadIdx */
+  int nalign, cap_align;
+  DimAlign *aligns; /* every buffer_dim_align seen; the attrs sit outside their realize */
 } Flatten;
 
 static bool is_const(const Expr *e, int64_t *v) {
@@ -82,16 +92,23 @@ static const Binding *binding(const Flatten *f, const Tensor *t) {
   return NULL;
 }
 
-/* The row-major offset of indices (already flattened themselves) in b's buffer. */
+/* The offset of indices (already flattened themselves) in b's buffer: row-major, or
+ * sum(index*stride) when the buffer has strides (TVM's Buffer::ElemOffset). */
 static Expr *flat_index(Flatten *f, const Binding *b, int n, Expr **indices) {
   Arena *a = f->m.arena;
+  Expr **strides = b->buf->strides;
   Expr *idx = NULL;
   for (int d = 0; d < n; d++) {
     Expr *i = ir_mutate_expr(&f->m, indices[d]);
     if (b->bounds) i = fold(a, EXPR_SUB, i, as_dtype(a, b->bounds[d].min, i->dtype));
-    idx = idx ? fold(a, EXPR_ADD, fold(a, EXPR_MUL, idx, as_dtype(a, b->buf->shape[d], idx->dtype)),
-                     as_dtype(a, i, idx->dtype))
-              : i;
+    if (strides) i = fold(a, EXPR_MUL, i, as_dtype(a, strides[d], i->dtype));
+    if (!idx)
+      idx = i;
+    else if (strides)
+      idx = fold(a, EXPR_ADD, idx, as_dtype(a, i, idx->dtype));
+    else
+      idx = fold(a, EXPR_ADD, fold(a, EXPR_MUL, idx, as_dtype(a, b->buf->shape[d], idx->dtype)),
+                 as_dtype(a, i, idx->dtype));
   }
   return idx ? idx : ir_i32(a, 0);
 }
@@ -111,6 +128,44 @@ static Expr *flatten_expr(IrMutator *m, Expr *e) {
 
 static const char *default_scope(const Flatten *f) {
   return f->thread_rank < 0 ? "global" : f->thread_rank == 0 ? "shared" : "local";
+}
+
+static int64_t floor_mod(int64_t x, int64_t y) { return ((x % y) + y) % y; }
+
+/* stride + floormod(factor + offset - floormod(stride, factor), factor): the least stride
+ * not below the given one that is offset modulo factor (TVM's padding rule). */
+static Expr *aligned_stride(Arena *a, Expr *stride, int factor, int offset) {
+  DType t = stride->dtype;
+  int64_t c;
+  if (is_const(stride, &c)) return int_const(a, t, c + floor_mod(factor + offset - c, factor));
+  Expr *k = int_const(a, t, factor);
+  Expr *lead = ir_binary(a, EXPR_SUB, int_const(a, t, (int64_t)factor + offset),
+                         ir_binary(a, EXPR_FLOORMOD, stride, k));
+  return ir_binary(a, EXPR_ADD, stride, ir_binary(a, EXPR_FLOORMOD, lead, k));
+}
+
+static const DimAlign *dim_align(const Flatten *f, const Tensor *t, int dim) {
+  for (int i = f->nalign - 1; i >= 0; i--)
+    if (f->aligns[i].tensor == t && f->aligns[i].dim == dim) return &f->aligns[i];
+  return NULL;
+}
+
+/* The strides of t's buffer, innermost 1, each dimension storage_align asked for padded;
+ * NULL (row-major) when it asked for none. */
+static Expr **aligned_strides(Flatten *f, const Tensor *t, int nd, Expr **shape) {
+  Arena *a = f->m.arena;
+  bool any = false;
+  for (int d = 0; d < nd; d++) any |= dim_align(f, t, d) != NULL;
+  if (!any) return NULL;
+  Expr **strides = arena_alloc(a, (size_t)nd * sizeof *strides);
+  Expr *stride = int_const(a, shape[0]->dtype, 1);
+  for (int d = nd - 1; d >= 0; d--) {
+    const DimAlign *al = dim_align(f, t, d);
+    if (al) stride = aligned_stride(a, stride, al->factor, al->offset);
+    strides[d] = stride;
+    stride = fold(a, EXPR_MUL, stride, as_dtype(a, shape[d], stride->dtype));
+  }
+  return strides;
 }
 
 static Stmt *flatten_realize(Flatten *f, Stmt *s) {
@@ -134,6 +189,9 @@ static Stmt *flatten_realize(Flatten *f, Stmt *s) {
     count =
         count ? fold(a, EXPR_MUL, count, as_dtype(a, buf->shape[d], count->dtype)) : buf->shape[d];
   }
+  buf->strides = nd ? aligned_strides(f, t, nd, buf->shape) : NULL;
+  if (buf->strides)
+    count = fold(a, EXPR_MUL, buf->strides[0], as_dtype(a, buf->shape[0], buf->strides[0]->dtype));
   push_binding(f, (Binding){t, buf, s->u.realize.bounds});
   Stmt *body = ir_mutate_stmt(&f->m, s->u.realize.body);
   f->n--;
@@ -148,8 +206,38 @@ static int thread_rank(const Stmt *s) {
   return tag && strncmp(tag, "blockIdx.", 9) == 0 ? 0 : 1;
 }
 
+/* buffer_dim_align: remembered for the realize inside (int constants, as schedule_ops
+ * builds them). double_buffer_scope: moved onto the buffer, which the realize around made. */
+static Stmt *tensor_attr(Flatten *f, Stmt *s) {
+  const Tensor *t = s->u.attr.node;
+  const Expr *v = s->u.attr.value;
+  if (strcmp(s->u.attr.key, "buffer_dim_align") == 0) {
+    int64_t x[3];
+    TES_ASSERT(v->kind == EXPR_CALL && v->u.call.n == 3 && ir_as_int(v->u.call.args[0], &x[0]) &&
+                   ir_as_int(v->u.call.args[1], &x[1]) && ir_as_int(v->u.call.args[2], &x[2]),
+               "buffer_dim_align of %s is not a tvm_tuple of three constants", t->name);
+    if (f->nalign == f->cap_align) {
+      int ncap = f->cap_align ? f->cap_align * 2 : 8;
+      f->aligns = arena_realloc(f->m.arena, f->aligns, (size_t)f->cap_align * sizeof *f->aligns,
+                                (size_t)ncap * sizeof *f->aligns);
+      f->cap_align = ncap;
+    }
+    f->aligns[f->nalign++] = (DimAlign){t, (int)x[0], (int)x[1], (int)x[2]};
+    return ir_mutate_stmt(&f->m, s->u.attr.body);
+  }
+  if (strcmp(s->u.attr.key, "double_buffer_scope") != 0) return NULL;
+  const Binding *b = binding(f, t);
+  Stmt *body = ir_mutate_stmt(&f->m, s->u.attr.body);
+  if (!b || !b->bounds) return body; /* an argument's storage is not ours to double */
+  return ir_attr(f->m.arena, ATTR_NODE_VAR, b->buf->data, s->u.attr.key, s->u.attr.value, body);
+}
+
 static Stmt *flatten_stmt(IrMutator *m, Stmt *s) {
   Flatten *f = (Flatten *)m;
+  if (s->kind == STMT_ATTR && s->u.attr.nkind == ATTR_NODE_TENSOR) {
+    Stmt *r = tensor_attr(f, s);
+    if (r) return r;
+  }
   if (s->kind == STMT_REALIZE) return flatten_realize(f, s);
   if (s->kind == STMT_PROVIDE) {
     const Binding *b = must_bind(f, s->u.provide.tensor);
@@ -166,7 +254,7 @@ static Stmt *flatten_stmt(IrMutator *m, Stmt *s) {
 }
 
 Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx) {
-  Flatten f = {{ctx->arena, flatten_expr, flatten_stmt}, ctx, 0, 0, NULL, -1};
+  Flatten f = {{ctx->arena, flatten_expr, flatten_stmt}, ctx, 0, 0, NULL, -1, 0, 0, NULL};
   for (int i = 0; i < ctx->nbinds; i++)
     push_binding(&f, (Binding){ctx->bind_tensors[i], ctx->bind_buffers[i], NULL});
   return ir_mutate_stmt(&f.m, s);

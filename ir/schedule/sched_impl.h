@@ -126,4 +126,29 @@ void sched_pass_down_mask(const LStage *ls, PtrMap *state);
 int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *values,
                            bool skip_root_domain, const PtrMap *skip, Expr ***out);
 
+/* ---- dataflow rewriting (cache.c, rfactor.c; sched_insert_stage in schedule_lang.c) ---- */
+
+/* A new stage for op (its root axes as leaves, computed at root), put at position pos of
+ * s->stages. */
+Stage *sched_insert_stage(Schedule *s, Operation *op, int pos);
+/* The position of st in s->stages, or -1. */
+int sched_stage_index(const Schedule *s, const Stage *st);
+/* op reading vmap[T] (Tensor * -> Tensor *) wherever it reads a key T: a new compute with
+ * op's name, tag and axes; op itself when it reads no key. */
+Operation *sched_replace_inputs(Arena *a, Operation *op, const PtrMap *vmap);
+/* TVM's ReplaceDataFlow: each stage whose op reads a key of vmap gets a new op (in s's arena)
+ * reading its value, and the old outputs map to the new ones, so that the replacement reaches
+ * every consumer downstream. rvmap: a tensor this rewrite made -> the one it stands for. */
+void sched_replace_dataflow(Schedule *s, PtrMap *vmap, PtrMap *rvmap);
+/* st computes op from now on: its root axes are its leaves again, its relations are gone, and
+ * so are the attributes of axes op does not have. */
+void sched_stage_set_op(Stage *st, Operation *op);
+/* st's op is rewritten as `to` (same outputs, in order): every consumer downstream follows
+ * (sched_replace_dataflow), then sched_stage_set_op. */
+void sched_replace_stage_op(Stage *st, Operation *to);
+/* TVM's SchedulePostProc replace_buffer, the last step of sched_schedule_ops: the IR names
+ * each rewritten stage's outputs by its origin_op's tensors, the ones the user holds and
+ * passes to tvm.lower. body itself when no stage was rewritten. */
+Stmt *sched_restore_tensors(const Schedule *s, Arena *a, Stmt *body);
+
 #endif

@@ -49,6 +49,9 @@ typedef struct IterVarAttr {
   int npragma;
   const char **pragma_keys; /* "unroll", "auto_unroll_max_step", ... */
   Expr **pragma_values;     /* an entry NULL: pragma without a value (1) */
+  /* storage_align on a root spatial axis: that dimension's stride % factor == offset in the
+   * stage's buffer; factor 0: not aligned. */
+  int dim_align_factor, dim_align_offset;
 } IterVarAttr;
 
 struct Stage {
@@ -65,6 +68,7 @@ struct Stage {
   Stage *attach_stage; /* ATTACH_SCOPE */
   IterVar *attach_ivar;
   const char *scope; /* storage scope; "" infers it (global, or shared/local under threads) */
+  bool double_buffer; /* double_buffer(): its producer gets attr "double_buffer_scope" */
   int cap_all, cap_leaf, cap_rel, cap_attr;
 };
 
@@ -82,7 +86,8 @@ struct Schedule {
 /* The schedule of `outputs` (te.create_schedule): a Stage per reachable operation. Outputs
  * named twice count once. */
 Schedule *sched_create(Arena *a, int noutputs, Operation **outputs);
-/* The stage of op, or NULL when op is not in the schedule (s[T] on a foreign tensor). */
+/* The stage of op, or NULL when op is not in the schedule (s[T] on a foreign tensor). op may
+ * be the stage's current op or the one it was made for (before cache_write/rfactor). */
 Stage *sched_stage(const Schedule *s, const Operation *op);
 /* The message of the last failed primitive or lowering step. */
 const char *sched_error(const Schedule *s);
@@ -115,6 +120,31 @@ bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value);
  * "wmma.matrix_a"/"wmma.matrix_b"/"wmma.accumulator", or "local.NAME" (VTA's buffers); ""
  * infers it from the threads around the stage again. */
 bool sched_set_scope(Stage *st, const char *scope);
+
+/* Buffer layout of a stage's output (storage_align, double_buffer): TVM puts them on the
+ * realize as attrs "buffer_dim_align" and "double_buffer_scope". */
+/* Pads the stride of the dimension of axis iv (a root spatial axis of st's op) so that
+ * stride % factor == offset: avoids shared-memory bank conflicts. */
+bool sched_storage_align(Stage *st, IterVar *iv, int factor, int offset);
+/* Double-buffers st's output (a shared or local stage computed at a loop): the loop loads the
+ * next tile while computing on the current one. */
+bool sched_double_buffer(Stage *st);
+
+/* ---- dataflow rewriting (cache.c, rfactor.c): these change the schedule's graph ---- */
+
+/* s.cache_read(t, scope, readers): a new stage `<t>.<scope>` copying t, placed right after
+ * t's stage; the given readers (stages of s) read the copy instead of t. NULL with
+ * sched_error() on an illegal request (t not in s, a reader that does not read t, ...). */
+Tensor *sched_cache_read(Schedule *s, Tensor *t, const char *scope, int nreaders,
+                         Operation **readers);
+/* s.cache_write(t, scope): t's computation moves into a new stage `<t>.<scope>` (axes named
+ * `x.c`), and t's stage becomes a copy out of it. t's stage must not have been split,
+ * fused or reordered yet. */
+Tensor *sched_cache_write(Schedule *s, Tensor *t, const char *scope);
+/* s.rfactor(t, axis, factor_axis): the reduction of t over `axis` (a leaf reduce axis of
+ * t's stage, made by a split) becomes a spatial axis of a new stage `<t>.rf` inserted at
+ * position factor_axis of its dimensions; t's stage then reduces `<t>.rf` over it. */
+Tensor *sched_rfactor(Schedule *s, Tensor *t, IterVar *axis, int factor_axis);
 
 /* The attributes of iv in st, or NULL. */
 const IterVarAttr *sched_iter_attr(const Stage *st, const IterVar *iv);

@@ -104,7 +104,7 @@ Schedule *sched_create(Arena *a, int noutputs, Operation **outputs) {
 
 Stage *sched_stage(const Schedule *s, const Operation *op) {
   for (int i = 0; i < s->nstages; i++)
-    if (s->stages[i]->op == op) return s->stages[i];
+    if (s->stages[i]->op == op || s->stages[i]->origin_op == op) return s->stages[i];
   return NULL;
 }
 
@@ -421,6 +421,13 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
   if (iv->kind != ITER_DATA_PAR && iv->kind != ITER_REDUCE)
     return sched_fail(st->sched, "cannot bind axis %s of stage %s: it is already a thread axis",
                       nm(iv), st->op->name);
+  /* TVM lowers this to a cross-thread reduction (tvm_thread_allreduce), a GPU pass tes does
+   * not have yet; an ordinary loop nest would race on the output. */
+  if (iv->kind == ITER_REDUCE)
+    return sched_fail(st->sched,
+                      "not supported yet: binding reduction axis %s of stage %s to %s "
+                      "(cross-thread reduction arrives with the GPU backend)",
+                      nm(iv), st->op->name, thread->thread_tag);
   for (int i = 0; i < st->nattr; i++)
     if (st->attrs[i].bind_thread == thread && st->attrs[i].iv != iv)
       return sched_fail(st->sched, "cannot bind axis %s of stage %s: %s is already bound to %s",
@@ -465,4 +472,57 @@ bool sched_set_scope(Stage *st, const char *scope) {
                       scope ? scope : "", st->op->name);
   st->scope = arena_strndup(st->sched->arena, scope, strlen(scope));
   return true;
+}
+
+/* TVM takes any axis here and silently ignores all but the op's spatial ones (only those
+ * are dimensions of the buffer), so a reduce or split axis is refused by name instead. */
+bool sched_storage_align(Stage *st, IterVar *iv, int factor, int offset) {
+  if (!computable(st, "storage_align")) return false;
+  const Operation *op = st->op;
+  if (!iv || find(op->axis, op->naxis, iv) < 0) {
+    if (!iv || find(st->all_iter_vars, st->nall, iv) < 0)
+      return sched_fail(st->sched, "cannot storage_align: %s is not an axis of stage %s", nm(iv),
+                        op->name);
+    return sched_fail(st->sched,
+                      "cannot storage_align: axis %s of stage %s is not one of its output "
+                      "dimensions (op.axis)",
+                      nm(iv), op->name);
+  }
+  if (factor <= 0)
+    return sched_fail(st->sched,
+                      "cannot storage_align axis %s of stage %s: factor must be positive, not %d",
+                      nm(iv), op->name, factor);
+  if (offset < 0 || offset >= factor)
+    return sched_fail(st->sched,
+                      "cannot storage_align axis %s of stage %s: offset %d is not in [0, %d)",
+                      nm(iv), op->name, offset, factor);
+  IterVarAttr *at = attr_of(st, iv);
+  at->dim_align_factor = factor;
+  at->dim_align_offset = offset;
+  return true;
+}
+
+bool sched_double_buffer(Stage *st) {
+  if (!computable(st, "double_buffer")) return false;
+  if (st->is_output)
+    return sched_fail(st->sched,
+                      "cannot double_buffer: stage %s is an output of the schedule (only a "
+                      "buffer computed inside a loop can be)",
+                      st->op->name);
+  st->double_buffer = true;
+  return true;
+}
+
+/* ---- stages made by dataflow rewriting (cache.c, rfactor.c) ---- */
+
+Stage *sched_insert_stage(Schedule *s, Operation *op, int pos) {
+  Stage *st = new_stage(s, op);
+  Stage **stages = arena_alloc(s->arena, (size_t)(s->nstages + 1) * sizeof *stages);
+  if (pos) memcpy(stages, s->stages, (size_t)pos * sizeof *stages);
+  stages[pos] = st;
+  if (s->nstages > pos)
+    memcpy(stages + pos + 1, s->stages + pos, (size_t)(s->nstages - pos) * sizeof *stages);
+  s->stages = stages;
+  s->nstages++;
+  return st;
 }

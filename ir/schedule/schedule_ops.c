@@ -271,19 +271,40 @@ static Stmt *build_provide(SchedBounds *b, const LStage *ls) {
 
 /* ---- placing stages ---- */
 
-/* The stage's statements before `consumer` (may be NULL), inside a realize of each output. */
+/* `attr [T] "buffer_dim_align" = @tir.tvm_tuple(dim, factor, offset)` around s for each
+ * storage_align'ed dimension of t (TVM's BuildRealize); storage flattening pads the strides. */
+static Stmt *dim_align_attrs(Arena *a, const Stage *st, Tensor *t, Stmt *s) {
+  const Operation *op = st->op;
+  for (int d = 0; d < op->naxis; d++) {
+    const IterVarAttr *at = sched_iter_attr(st, op->axis[d]);
+    if (!at || !at->dim_align_factor) continue;
+    Expr *tuple[3] = {ir_i32(a, d), ir_i32(a, at->dim_align_factor),
+                      ir_i32(a, at->dim_align_offset)};
+    Expr *v = ir_call(a, DT_HANDLE64, "tir.tvm_tuple", CALL_PURE, 3, tuple);
+    s = ir_attr(a, ATTR_NODE_TENSOR, t, "buffer_dim_align", v, s);
+  }
+  return s;
+}
+
+/* The stage's statements before `consumer` (may be NULL), inside a realize of each output
+ * (TVM's MakePipeline). A double-buffered stage's producer is marked for
+ * tir.InjectDoubleBuffer, by way of storage flattening, which moves the mark to the buffer. */
 static Stmt *make_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
   Arena *a = b->arena;
+  const Operation *op = ls->st->op;
   Stmt *s = build_provide(b, ls);
+  for (int i = 0; ls->st->double_buffer && i < op->noutputs; i++)
+    s = ir_attr(a, ATTR_NODE_TENSOR, op->outputs[i], "double_buffer_scope", ir_i32(a, 1), s);
   if (consumer) {
     Stmt *both[2] = {s, consumer};
     s = ir_seq(a, 2, both);
   }
-  const Operation *op = ls->st->op;
   Range *bounds = arena_alloc(a, (size_t)(op->naxis + 1) * sizeof *bounds);
   for (int i = 0; i < op->naxis; i++) bounds[i] = sched_dom(b, op->axis[i]);
-  for (int i = 0; i < op->noutputs; i++)
+  for (int i = 0; i < op->noutputs; i++) {
     s = ir_realize(a, op->outputs[i], op->naxis, bounds, NULL, ls->scope, s);
+    s = dim_align_attrs(a, ls->st, op->outputs[i], s);
+  }
   return s;
 }
 
@@ -357,5 +378,5 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
   }
   if (!body) return ir_seq(a, 0, NULL);
   PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
-  return ir_mutate_stmt(&pp.m, body);
+  return sched_restore_tensors(b->sch, a, ir_mutate_stmt(&pp.m, body));
 }

@@ -155,6 +155,21 @@ HELPER const char *lowered_with(Schedule *s, const LowerOptions *opt, int nargs,
   return sb_cstr(&sb);
 }
 
+/* The loop nest as schedule_ops built it, flattened and simplified but with loop kinds,
+ * pragmas and virtual threads left for a reader to see (the passes that act on them are
+ * tested on their own in tests/unit/pass/). */
+HELPER const char *lowered_nest(Schedule *s, int nargs, ...) {
+  static const char *const later[] = {"tir.InjectVirtualThread", "tir.UnrollLoop",
+                                      "tir.VectorizeLoop"};
+  LowerOptions opt = {.ndisabled = 3, .disabled = later};
+  Tensor *args[8];
+  va_list ap;
+  va_start(ap, nargs);
+  for (int i = 0; i < nargs; i++) args[i] = va_arg(ap, Tensor *);
+  va_end(ap);
+  return lowered_with(s, &opt, nargs, args);
+}
+
 HELPER const char *lowered(Schedule *s, int nargs, ...) {
   Tensor *args[8];
   va_list ap;

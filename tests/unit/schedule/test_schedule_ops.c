@@ -268,11 +268,10 @@ static void test_schedule_ops_compute_at_allocate(void) {
   CHECK(sched_compute_at(S(s, b), S(s, c), axis_of(c, 0)));
   CHECK_TEXT(lowered(s, 2, a, c),
              "@main = primfn(A: Buffer(float32, [m]), C: Buffer(float32, [m])) {\n"
+             "  allocate(B: Pointer(global float32), float32, [1]), storage_scope = global;\n"
              "  for (i: int32, 0, m) {\n"
-             "    allocate(B: Pointer(global float32), float32, [1]), storage_scope = global {\n"
-             "      B[0] = (A[i] + 1f32)\n"
-             "      C[i] = (B[0]*2f32)\n"
-             "    }\n"
+             "    B[0] = (A[i] + 1f32)\n"
+             "    C[i] = (B[0]*2f32)\n"
              "  }\n"
              "}\n");
 }
@@ -292,17 +291,16 @@ static void test_schedule_ops_compute_at_stencil(void) {
   CHECK(sched_compute_at(S(s, b), S(s, c), xo));
   CHECK_TEXT(lowered(s, 2, a, c),
              "@main = primfn(A: Buffer(float32, [m]), C: Buffer(float32, [(m - 1)])) {\n"
+             "  allocate(B: Pointer(global float32), float32, [9]), storage_scope = global;\n"
              "  for (i.outer: int32, 0, floordiv((m + 6), 8)) {\n"
-             "    allocate(B: Pointer(global float32), float32, [9]), storage_scope = global {\n"
-             "      for (i: int32, 0, 9) {\n"
-             "        if @tir.likely((((i.outer*8) + i) < m), dtype=bool) {\n"
-             "          B[i] = (A[((i.outer*8) + i)] + 1f32)\n"
-             "        }\n"
+             "    for (i: int32, 0, 9) {\n"
+             "      if @tir.likely((((i.outer*8) + i) < m), dtype=bool) {\n"
+             "        B[i] = (A[((i.outer*8) + i)] + 1f32)\n"
              "      }\n"
-             "      for (i.inner: int32, 0, 8) {\n"
-             "        if @tir.likely((((i.outer*8) + i.inner) < (m - 1)), dtype=bool) {\n"
-             "          C[((i.outer*8) + i.inner)] = (B[i.inner] + B[(i.inner + 1)])\n"
-             "        }\n"
+             "    }\n"
+             "    for (i.inner: int32, 0, 8) {\n"
+             "      if @tir.likely((((i.outer*8) + i.inner) < (m - 1)), dtype=bool) {\n"
+             "        C[((i.outer*8) + i.inner)] = (B[i.inner] + B[(i.inner + 1)])\n"
              "      }\n"
              "    }\n"
              "  }\n"
@@ -359,7 +357,7 @@ static void test_schedule_ops_annotations(void) {
   CHECK(sched_reorder(st, 5, order));
   CHECK(sched_parallel(st, axis_of(c, 0)) && sched_vectorize(st, ji) && sched_unroll(st, ki));
   CHECK(sched_pragma(st, jo, "auto_unroll_max_step", I(16)));
-  CHECK_TEXT(lowered(s, 3, a, b, c),
+  CHECK_TEXT(lowered_nest(s, 3, a, b, c),
              "@main = primfn(A: Buffer(float32, [n, m]), B: Buffer(float32, [m, n]), "
              "C: Buffer(float32, [n, n])) {\n"
              "  for (i: int32, 0, n) \"parallel\" {\n"
@@ -428,11 +426,9 @@ static void test_schedule_ops_threads(void) {
   CHECK(sched_compute_at(S(s, b), S(s, c), xi));
   CHECK_TEXT(lowered(s, 2, a, c),
              "@main = primfn(A: Buffer(float32, [m]), C: Buffer(float32, [m])) {\n"
-             "  attr [IterVar(blockIdx.x: int32, (nullptr), \"ThreadIndex\", \"blockIdx.x\")] "
-             "\"thread_extent\" = floordiv((m + 63), 64);\n"
-             "  attr [IterVar(threadIdx.x: int32, (nullptr), \"ThreadIndex\", \"threadIdx.x\")] "
-             "\"thread_extent\" = 64;\n"
-             "  allocate(B: Pointer(local float32), float32, [1]), storage_scope = local {\n"
+             "  attr [IterVar(blockIdx.x: int32, (nullptr), \"ThreadIndex\", \"blockIdx.x\")] \"thread_extent\" = floordiv((m + 63), 64);\n"
+             "  allocate(B: Pointer(local float32), float32, [1]), storage_scope = local;\n"
+             "  attr [IterVar(threadIdx.x: int32, (nullptr), \"ThreadIndex\", \"threadIdx.x\")] \"thread_extent\" = 64 {\n"
              "    if @tir.likely((threadIdx.x < 1), dtype=bool) {\n"
              "      if @tir.likely((((blockIdx.x*64) + (threadIdx.x*2)) < m), dtype=bool) {\n"
              "        B[threadIdx.x] = (A[((blockIdx.x*64) + (threadIdx.x*2))] + 1f32)\n"
@@ -447,7 +443,7 @@ static void test_schedule_ops_threads(void) {
   Schedule *s2 = schedule(1, c);
   CHECK(sched_split(S(s2, c), axis_of(c, 0), NULL, I(2), &xo, &xi));
   CHECK(sched_bind(S(s2, c), xo, thread("vthread")));
-  CHECK_TEXT(lowered(s2, 3, a, b, c),
+  CHECK_TEXT(lowered_nest(s2, 3, a, b, c),
              "@main = primfn(A: Buffer(float32, [m]), B: Buffer(float32, [m]), "
              "C: Buffer(float32, [m])) {\n"
              "  for (i: int32, 0, m) {\n"

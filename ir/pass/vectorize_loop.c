@@ -1,0 +1,582 @@
+/* vectorize_loop: turns "vectorized" loops into vector code (TVM's tir.VectorizeLoop, after
+ *   Halide's loop vectorizer).
+ * Assumes: flat buffers of scalar elements; loops are plain after unrolling.
+ * Guarantees: a "vectorized" loop over x of constant extent L > 1 becomes its body with x
+ *   replaced by ramp(min, 1, L): what depends on x widens to L lanes (float32x4 loads, stores,
+ *   arithmetic, casts, selects and the math intrinsics), a scalar meeting a vector becomes
+ *   broadcast(v, L), and ramp(b, s, L) + c, ramp(b, s, L) - c and ramp(b, s, L)*c (c > 0
+ *   provably) fold into one ramp, as TVM builds them. A statement that cannot be vector code,
+ *   because its condition, loop bounds or allocation size differ across lanes, or a call that
+ *   is not elementwise, a ramp or broadcast of a vector, a vector-typed buffer or a tensor
+ *   access gets a lane index is, as in TVM, run as `for (x.s, 0, L)` over its scalar form
+ *   (with the lets it reads bound again inside). So is a store whose value varies across
+ *   lanes but whose address does not (a reduction over x): TVM would store a vector to
+ *   broadcast(address), which loses all but one lane's update. An allocation inside the loop gets
+ * one copy per lane: its last extent times L, its accesses at index*L + x. A vectorized loop of
+ *   extent 1 is its body at x = min; one of a non-constant extent, one nested in another, and
+ *   every one when PassCtx sets "tir.VectorizeLoop" "disable" (tir.disable_vectorize) become
+ *   serial loops. What holds no vectorized loop is returned as it is.
+ * Why here: after unrolling, so that each unrolled copy is vectorized, and before the
+ *   simplifier, which folds the ramps and broadcasts it leaves (ramp(0, 1, 4) + ...). */
+#include <string.h>
+
+#include "ir/arith/arith.h"
+#include "ir/pass/pass.h"
+#include "ir/support.h"
+
+/* A let inside the loop: what its variable now stands for, and its original value, which a
+ * scalarized statement binds again when the variable became a vector. */
+typedef struct LetBind {
+  Var *var;
+  Expr *to;
+  Expr *value;
+} LetBind;
+
+typedef struct Vectorizer {
+  IrMutator m;
+  Analyzer *an;
+  Var *x;
+  int lanes;
+  Expr *ramp;
+  bool scalarize; /* an expression just visited cannot be vector code */
+  int nlet, cap;
+  LetBind *lets;
+} Vectorizer;
+
+static Expr *vec(Vectorizer *v, Expr *e);
+
+static int lanes_of(const Expr *e) { return e ? e->dtype.lanes : 1; }
+static int max_lanes(int a, int b) { return a > b ? a : b; }
+
+/* e widened to n lanes, or NULL when it has some other number of lanes. */
+static Expr *widen(Vectorizer *v, Expr *e, int n) {
+  if (!e || lanes_of(e) == n) return e;
+  if (e->kind == EXPR_BROADCAST && n % e->u.bcast.lanes == 0)
+    return ir_broadcast(v->m.arena, e->u.bcast.value, n);
+  return lanes_of(e) == 1 ? ir_broadcast(v->m.arena, e, n) : NULL;
+}
+
+/* Widens xs[0..n) in place to the most lanes among them; false (and scalarize) when one has
+ * a lane count that does not fit. */
+static bool widen_all(Vectorizer *v, int n, Expr **xs, int *lanes) {
+  int l = 1;
+  for (int i = 0; i < n; i++) l = max_lanes(l, lanes_of(xs[i]));
+  for (int i = 0; i < n; i++) {
+    Expr *w = widen(v, xs[i], l);
+    if (xs[i] && !w) {
+      v->scalarize = true;
+      return false;
+    }
+    xs[i] = w;
+  }
+  *lanes = l;
+  return true;
+}
+
+/* ---- expressions ---- */
+
+static Expr *vec_binary(Vectorizer *v, Expr *e) {
+  Expr *xs[2] = {vec(v, e->u.bin.a), vec(v, e->u.bin.b)};
+  int l;
+  if (xs[0] == e->u.bin.a && xs[1] == e->u.bin.b) return e;
+  if (!widen_all(v, 2, xs, &l)) return e;
+  return ir_binary(v->m.arena, e->kind, xs[0], xs[1]);
+}
+
+/* x + ramp(b, s) = ramp(x + b, s), ramp(b, s) - x = ramp(b - x, s), ... */
+static Expr *vec_add_sub(Vectorizer *v, Expr *e) {
+  Arena *a = v->m.arena;
+  Expr *x = vec(v, e->u.bin.a), *y = vec(v, e->u.bin.b);
+  if (x == e->u.bin.a && y == e->u.bin.b) return e;
+  ExprKind k = e->kind;
+  if (lanes_of(x) == 1 && y->kind == EXPR_RAMP)
+    return ir_ramp(a, arith_binary(a, k, x, y->u.ramp.base),
+                   arith_binary(a, k, arith_const(a, x->dtype, 0), y->u.ramp.stride),
+                   y->u.ramp.lanes);
+  if (lanes_of(y) == 1 && x->kind == EXPR_RAMP)
+    return ir_ramp(a, arith_binary(a, k, x->u.ramp.base, y), x->u.ramp.stride, x->u.ramp.lanes);
+  Expr *xs[2] = {x, y};
+  int l;
+  if (!widen_all(v, 2, xs, &l)) return e;
+  return ir_binary(a, k, xs[0], xs[1]);
+}
+
+static bool positive(Vectorizer *v, Expr *c) {
+  Arena *a = v->m.arena;
+  return arith_can_prove(v->an, ir_binary(a, EXPR_GT, c, arith_const(a, c->dtype, 0)));
+}
+
+/* ramp(b, s)*c = ramp(b*c, s*c) for c > 0 (TVM keeps a ramp's stride positive this way). */
+static Expr *vec_mul(Vectorizer *v, Expr *e) {
+  Arena *a = v->m.arena;
+  Expr *x = vec(v, e->u.bin.a), *y = vec(v, e->u.bin.b);
+  if (x == e->u.bin.a && y == e->u.bin.b) return e;
+  Expr *r = x->kind == EXPR_RAMP && lanes_of(y) == 1   ? x
+            : y->kind == EXPR_RAMP && lanes_of(x) == 1 ? y
+                                                       : NULL;
+  Expr *c = r == x ? y : x;
+  if (r && positive(v, c))
+    return ir_ramp(a, arith_binary(a, EXPR_MUL, r->u.ramp.base, c),
+                   arith_binary(a, EXPR_MUL, r->u.ramp.stride, c), r->u.ramp.lanes);
+  Expr *xs[2] = {x, y};
+  int l;
+  if (!widen_all(v, 2, xs, &l)) return e;
+  return ir_binary(a, EXPR_MUL, xs[0], xs[1]);
+}
+
+static Expr *vec_select(Vectorizer *v, Expr *e) {
+  Expr *xs[3] = {vec(v, e->u.select.cond), vec(v, e->u.select.t), vec(v, e->u.select.f)};
+  int l;
+  if (xs[0] == e->u.select.cond && xs[1] == e->u.select.t && xs[2] == e->u.select.f) return e;
+  if (!widen_all(v, 3, xs, &l)) return e;
+  return ir_select(v->m.arena, xs[0], xs[1], xs[2]);
+}
+
+/* ramp and broadcast of what became a vector would need shuffles, which tes lacks. */
+static Expr *vec_ramp(Vectorizer *v, Expr *e) {
+  Expr *base = vec(v, e->u.ramp.base), *stride = vec(v, e->u.ramp.stride);
+  if (base == e->u.ramp.base && stride == e->u.ramp.stride) return e;
+  if (lanes_of(base) > 1 || lanes_of(stride) > 1) {
+    v->scalarize = true;
+    return e;
+  }
+  return ir_ramp(v->m.arena, base, stride, e->u.ramp.lanes);
+}
+
+static Expr *vec_broadcast(Vectorizer *v, Expr *e) {
+  Expr *x = vec(v, e->u.bcast.value);
+  if (x == e->u.bcast.value) return e;
+  if (lanes_of(x) > 1) {
+    v->scalarize = true;
+    return e;
+  }
+  return ir_broadcast(v->m.arena, x, e->u.bcast.lanes);
+}
+
+static Expr *vec_cast(Vectorizer *v, Expr *e) {
+  Expr *x = vec(v, e->u.unary.a);
+  if (x == e->u.unary.a) return e;
+  return ir_cast(v->m.arena, dt_with_lanes(e->dtype, lanes_of(x)), x);
+}
+
+/* The intrinsics that act lane by lane (TVM's TVectorizable ones). */
+static bool elementwise(const char *op) {
+  static const char *const ops[] = {
+      "exp",        "exp2",       "exp10",       "erf",        "tanh",        "sigmoid",
+      "sqrt",       "rsqrt",      "log",         "log2",       "log1p",       "log10",
+      "tan",        "cos",        "cosh",        "sin",        "sinh",        "asin",
+      "acos",       "atan",       "acosh",       "asinh",      "atanh",       "atan2",
+      "hypot",      "copysign",   "nextafter",   "ldexp",      "pow",         "popcount",
+      "fabs",       "floor",      "ceil",        "round",      "nearbyint",   "trunc",
+      "likely",     "fma",        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+      "shift_left", "shift_right"};
+  if (strncmp(op, "tir.", 4) != 0) return false;
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(op + 4, ops[i]) == 0) return true;
+  return false;
+}
+
+/* if_then_else(c, t, f) with c the same in every lane: t and f widen; a c that differs
+ * across lanes cannot (one branch is not evaluated). */
+static Expr *vec_if_then_else(Vectorizer *v, Expr *e) {
+  Expr *c = vec(v, e->u.call.args[0]);
+  if (lanes_of(c) > 1) {
+    v->scalarize = true;
+    return e;
+  }
+  Expr *xs[3] = {c, vec(v, e->u.call.args[1]), vec(v, e->u.call.args[2])};
+  int l;
+  if (xs[0] == e->u.call.args[0] && xs[1] == e->u.call.args[1] && xs[2] == e->u.call.args[2])
+    return e;
+  if (!widen_all(v, 2, xs + 1, &l)) return e;
+  return ir_call(v->m.arena, dt_with_lanes(e->dtype, l), e->u.call.op, e->u.call.ckind, 3, xs);
+}
+
+static Expr *vec_call(Vectorizer *v, Expr *e) {
+  int n = e->u.call.n;
+  if (strcmp(e->u.call.op, "tir.if_then_else") == 0 && n == 3) return vec_if_then_else(v, e);
+  Expr **xs = arena_alloc(v->m.arena, (size_t)(n + 1) * sizeof *xs);
+  bool changed = false, vector = false;
+  for (int i = 0; i < n; i++) {
+    xs[i] = vec(v, e->u.call.args[i]);
+    changed |= xs[i] != e->u.call.args[i];
+    vector |= lanes_of(xs[i]) > 1;
+  }
+  if (!changed) return e;
+  int l = 1;
+  if (vector && (!elementwise(e->u.call.op) || !widen_all(v, n, xs, &l))) {
+    v->scalarize = true;
+    return e;
+  }
+  return ir_call(v->m.arena, dt_with_lanes(e->dtype, l), e->u.call.op, e->u.call.ckind, n, xs);
+}
+
+static Expr *vec_load(Vectorizer *v, Expr *e) {
+  Expr *xs[2] = {vec(v, e->u.load.index), vec(v, e->u.load.predicate)};
+  int l;
+  if (xs[0] == e->u.load.index && xs[1] == e->u.load.predicate) return e;
+  if (e->u.load.buf->dtype.lanes > 1) {
+    v->scalarize = true;
+    return e;
+  }
+  if (!widen_all(v, 2, xs, &l)) return e;
+  return ir_load(v->m.arena, e->u.load.buf, xs[0], xs[1]);
+}
+
+static void push_let(Vectorizer *v, Var *var, Expr *to, Expr *value) {
+  if (v->nlet == v->cap) {
+    int ncap = v->cap ? v->cap * 2 : 8;
+    v->lets = arena_realloc(v->m.arena, v->lets, (size_t)v->cap * sizeof *v->lets,
+                            (size_t)ncap * sizeof *v->lets);
+    v->cap = ncap;
+  }
+  v->lets[v->nlet++] = (LetBind){var, to, value};
+}
+
+/* A let whose value became a vector binds a new variable of the vector type. */
+static Var *let_var(Vectorizer *v, Var *var, Expr *old, Expr *value) {
+  if (lanes_of(value) == lanes_of(old)) return var;
+  return ir_var(v->m.arena, var->name, value->dtype);
+}
+
+static Expr *vec_let(Vectorizer *v, Expr *e) {
+  Expr *value = vec(v, e->u.let.value);
+  Var *var = let_var(v, e->u.let.var, e->u.let.value, value);
+  push_let(v, e->u.let.var, ir_varref(v->m.arena, var), e->u.let.value);
+  Expr *body = vec(v, e->u.let.body);
+  v->nlet--;
+  if (var == e->u.let.var && value == e->u.let.value && body == e->u.let.body) return e;
+  return ir_let(v->m.arena, var, value, body);
+}
+
+static Expr *vec_var(Vectorizer *v, Expr *e) {
+  if (e->u.var == v->x) return v->ramp;
+  for (int i = v->nlet - 1; i >= 0; i--)
+    if (v->lets[i].var == e->u.var) return v->lets[i].to->u.var == e->u.var ? e : v->lets[i].to;
+  return e;
+}
+
+/* A tensor access or a reduction (none remain after flattening) cannot take a lane index. */
+static Expr *vec_opaque(Vectorizer *v, Expr *e) {
+  if (ir_mutate_children_expr(&v->m, e) != e) v->scalarize = true;
+  return e;
+}
+
+/* e with x a ramp; e itself when it does not read x (or when v->scalarize is set). */
+static Expr *vec(Vectorizer *v, Expr *e) {
+  if (!e) return NULL;
+  switch (e->kind) {
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STR:
+    return e;
+  case EXPR_VAR:
+    return vec_var(v, e);
+  case EXPR_CAST:
+    return vec_cast(v, e);
+  case EXPR_ADD:
+  case EXPR_SUB:
+    return vec_add_sub(v, e);
+  case EXPR_MUL:
+    return vec_mul(v, e);
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+    return vec_binary(v, e);
+  case EXPR_NOT: {
+    Expr *x = vec(v, e->u.unary.a);
+    return x == e->u.unary.a ? e : ir_not(v->m.arena, x);
+  }
+  case EXPR_SELECT:
+    return vec_select(v, e);
+  case EXPR_RAMP:
+    return vec_ramp(v, e);
+  case EXPR_BROADCAST:
+    return vec_broadcast(v, e);
+  case EXPR_LET:
+    return vec_let(v, e);
+  case EXPR_CALL:
+    return vec_call(v, e);
+  case EXPR_LOAD:
+    return vec_load(v, e);
+  case EXPR_PRODUCER_LOAD:
+  case EXPR_REDUCE:
+    return vec_opaque(v, e);
+  case EXPR_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+/* The mutator's hook, for vec_opaque's walk over children. */
+static Expr *vec_hook(IrMutator *m, Expr *e) { return vec((Vectorizer *)m, e); }
+
+/* ---- statements ---- */
+
+/* Wraps s in the lets it reads (directly or through other lets) whose variables became
+ * vectors, with their original values, innermost nearest to s. */
+typedef struct Uses {
+  IrVisitor v;
+  const Var *var;
+  bool found;
+} Uses;
+
+static void uses_expr(IrVisitor *iv, const Expr *e) {
+  Uses *u = (Uses *)iv;
+  if (e->kind == EXPR_VAR && e->u.var == u->var) u->found = true;
+  ir_visit_children_expr(iv, e);
+}
+
+static bool stmt_uses(const Stmt *s, const Var *var) {
+  Uses u = {{uses_expr, NULL}, var, false};
+  ir_visit_stmt(&u.v, s);
+  return u.found;
+}
+
+static Stmt *rebind_lets(Vectorizer *v, Stmt *s) {
+  for (int i = v->nlet - 1; i >= 0; i--) {
+    const LetBind *b = &v->lets[i];
+    if (b->to->u.var != b->var && stmt_uses(s, b->var))
+      s = ir_let_stmt(v->m.arena, b->var, b->value, s);
+  }
+  return s;
+}
+
+/* `for (x.s, 0, L)` around s (as it was) with x replaced by x.s. */
+static Stmt *scalarize(Vectorizer *v, Stmt *s) {
+  Arena *a = v->m.arena;
+  size_t n = strlen(v->x->name);
+  char *name = arena_alloc(a, n + 3);
+  memcpy(name, v->x->name, n);
+  memcpy(name + n, ".s", 3);
+  Var *idx = ir_var(a, name, v->x->dtype);
+  VarMap map = {v->x, ir_binary(a, EXPR_ADD, v->ramp->u.ramp.base, ir_varref(a, idx))};
+  if (ir_is_const_int(v->ramp->u.ramp.base, 0)) map.to = ir_varref(a, idx);
+  Stmt *body = ir_substitute_stmt(a, rebind_lets(v, s), 1, &map);
+  return ir_for(a, idx, ir_int(a, idx->dtype, 0), ir_int(a, idx->dtype, v->lanes), FOR_SERIAL, NULL,
+                body);
+}
+
+static Stmt *vec_store(Vectorizer *v, Stmt *s) {
+  Expr *xs[3] = {vec(v, s->u.store.value), vec(v, s->u.store.index), vec(v, s->u.store.predicate)};
+  int l;
+  if (xs[0] == s->u.store.value && xs[1] == s->u.store.index && xs[2] == s->u.store.predicate)
+    return s;
+  if (s->u.store.buf->dtype.lanes > 1) {
+    v->scalarize = true;
+    return s;
+  }
+  /* every lane would write the one address: only the loop gets the order right */
+  if (lanes_of(xs[1]) == 1 || !widen_all(v, 3, xs, &l)) {
+    v->scalarize = true;
+    return s;
+  }
+  return ir_store(v->m.arena, s->u.store.buf, xs[0], xs[1], xs[2]);
+}
+
+/* Loop bounds, `if` conditions, attr values and allocation sizes stay scalar. */
+static bool scalar(Vectorizer *v, Expr *e) {
+  if (lanes_of(e) > 1) v->scalarize = true;
+  return !v->scalarize;
+}
+
+static Stmt *vec_for(Vectorizer *v, Stmt *s) {
+  Expr *min = vec(v, s->u.for_.min), *ext = vec(v, s->u.for_.extent);
+  if (!scalar(v, min) || !scalar(v, ext)) return s;
+  Stmt *body = ir_mutate_stmt(&v->m, s->u.for_.body);
+  /* TVM leaves a vectorized loop inside another one alone; it runs as a plain loop */
+  ForKind k = s->u.for_.fkind == FOR_VECTORIZED ? FOR_SERIAL : s->u.for_.fkind;
+  if (min == s->u.for_.min && ext == s->u.for_.extent && body == s->u.for_.body &&
+      k == s->u.for_.fkind)
+    return s;
+  return ir_for(v->m.arena, s->u.for_.var, min, ext, k, s->u.for_.thread_tag, body);
+}
+
+static Stmt *vec_if(Vectorizer *v, Stmt *s) {
+  Expr *cond = vec(v, s->u.if_.cond);
+  if (!scalar(v, cond)) return s;
+  Stmt *then = ir_mutate_stmt(&v->m, s->u.if_.then);
+  Stmt *orelse = ir_mutate_stmt(&v->m, s->u.if_.orelse);
+  if (cond == s->u.if_.cond && then == s->u.if_.then && orelse == s->u.if_.orelse) return s;
+  return ir_if(v->m.arena, cond, then, orelse);
+}
+
+static Stmt *vec_let_stmt(Vectorizer *v, Stmt *s) {
+  Expr *value = vec(v, s->u.let.value);
+  if (v->scalarize) return s;
+  Var *var = let_var(v, s->u.let.var, s->u.let.value, value);
+  push_let(v, s->u.let.var, ir_varref(v->m.arena, var), s->u.let.value);
+  Stmt *body = ir_mutate_stmt(&v->m, s->u.let.body);
+  v->nlet--;
+  if (var == s->u.let.var && value == s->u.let.value && body == s->u.let.body) return s;
+  return ir_let_stmt(v->m.arena, var, value, body);
+}
+
+static Stmt *vec_attr(Vectorizer *v, Stmt *s) {
+  Expr *value = vec(v, s->u.attr.value);
+  if (!scalar(v, value)) return s;
+  Stmt *body = ir_mutate_stmt(&v->m, s->u.attr.body);
+  if (value == s->u.attr.value && body == s->u.attr.body) return s;
+  return ir_attr(v->m.arena, s->u.attr.nkind, s->u.attr.node, s->u.attr.key, value, body);
+}
+
+static Stmt *vec_assert(Vectorizer *v, Stmt *s) {
+  Expr *cond = vec(v, s->u.assert_.cond), *msg = vec(v, s->u.assert_.msg);
+  if (!scalar(v, cond) || !scalar(v, msg)) return s;
+  Stmt *body = ir_mutate_stmt(&v->m, s->u.assert_.body);
+  if (cond == s->u.assert_.cond && msg == s->u.assert_.msg && body == s->u.assert_.body) return s;
+  return ir_assert(v->m.arena, cond, msg, body);
+}
+
+/* Each lane gets its own copy of a buffer allocated inside the loop: a[i] is a[i*L + x]. */
+typedef struct LaneAccess {
+  IrMutator m;
+  const Var *buf;
+  Var *x;
+  int lanes;
+} LaneAccess;
+
+static Expr *lane_index(LaneAccess *la, Expr *index) {
+  Arena *a = la->m.arena;
+  DType t = index->dtype;
+  Expr *x = arith_cast(a, dt_element(t), ir_varref(a, la->x));
+  if (t.lanes > 1) x = ir_broadcast(a, x, t.lanes);
+  return arith_binary(a, EXPR_ADD, arith_binary(a, EXPR_MUL, index, arith_const(a, t, la->lanes)),
+                      x);
+}
+
+static Expr *lane_expr(IrMutator *m, Expr *e) {
+  LaneAccess *la = (LaneAccess *)m;
+  Expr *r = ir_mutate_children_expr(m, e);
+  if (r->kind != EXPR_LOAD || r->u.load.buf->data != la->buf) return r;
+  return ir_load(m->arena, r->u.load.buf, lane_index(la, r->u.load.index), r->u.load.predicate);
+}
+
+static Stmt *lane_stmt(IrMutator *m, Stmt *s) {
+  LaneAccess *la = (LaneAccess *)m;
+  Stmt *r = ir_mutate_children_stmt(m, s);
+  if (r->kind != STMT_STORE || r->u.store.buf->data != la->buf) return r;
+  return ir_store(m->arena, r->u.store.buf, r->u.store.value, lane_index(la, r->u.store.index),
+                  r->u.store.predicate);
+}
+
+static Stmt *vec_allocate(Vectorizer *v, Stmt *s) {
+  Arena *a = v->m.arena;
+  int nd = s->u.alloc.ndim;
+  Expr *cond = vec(v, s->u.alloc.condition);
+  if (!scalar(v, cond)) return s;
+  Expr **ext = arena_alloc(a, (size_t)(nd + 1) * sizeof *ext);
+  for (int i = 0; i < nd; i++)
+    if (!scalar(v, ext[i] = vec(v, s->u.alloc.extents[i]))) return s;
+  if (nd == 0) return ir_mutate_children_stmt(&v->m, s);
+  Expr *last = ext[nd - 1];
+  ext[nd - 1] = arith_binary(a, EXPR_MUL, last, arith_const(a, last->dtype, v->lanes));
+  LaneAccess la = {{a, lane_expr, lane_stmt}, s->u.alloc.buffer_var, v->x, v->lanes};
+  Stmt *body = ir_mutate_stmt(&v->m, ir_mutate_stmt(&la.m, s->u.alloc.body));
+  return ir_allocate(a, s->u.alloc.buffer_var, s->u.alloc.dtype, nd, ext, s->u.alloc.scope, cond,
+                     body);
+}
+
+static Stmt *vec_kind(Vectorizer *v, Stmt *s) {
+  switch (s->kind) {
+  case STMT_STORE:
+    return vec_store(v, s);
+  case STMT_FOR:
+    return vec_for(v, s);
+  case STMT_IF:
+    return vec_if(v, s);
+  case STMT_LET:
+    return vec_let_stmt(v, s);
+  case STMT_ATTR:
+    return vec_attr(v, s);
+  case STMT_ASSERT:
+    return vec_assert(v, s);
+  case STMT_ALLOCATE:
+    return vec_allocate(v, s);
+  case STMT_EVALUATE: {
+    Expr *x = vec(v, s->u.eval.value);
+    return x == s->u.eval.value || v->scalarize ? s : ir_evaluate(v->m.arena, x);
+  }
+  case STMT_SEQ:
+    return ir_mutate_children_stmt(&v->m, s);
+  case STMT_PROVIDE:
+  case STMT_REALIZE: /* none remain after flattening; they cannot take a lane index */
+    if (ir_mutate_children_stmt(&v->m, s) != s) v->scalarize = true;
+    return s;
+  case STMT_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+/* A statement an expression of which cannot be vector code runs lane by lane. */
+static Stmt *vec_stmt(IrMutator *m, Stmt *s) {
+  Vectorizer *v = (Vectorizer *)m;
+  Stmt *r = vec_kind(v, s);
+  if (!v->scalarize) return r;
+  v->scalarize = false;
+  return scalarize(v, s);
+}
+
+/* ---- the loops ---- */
+
+typedef struct LoopVectorizer {
+  IrMutator m;
+  Analyzer *an;
+  bool disable;
+} LoopVectorizer;
+
+static Stmt *serial(Arena *a, const Stmt *s, Stmt *body) {
+  return ir_for(a, s->u.for_.var, s->u.for_.min, s->u.for_.extent, FOR_SERIAL, s->u.for_.thread_tag,
+                body);
+}
+
+static Stmt *vectorize(LoopVectorizer *lv, Stmt *s, int64_t lanes) {
+  Arena *a = lv->m.arena;
+  if (lanes == 1) {
+    VarMap map = {s->u.for_.var, s->u.for_.min};
+    return ir_mutate_stmt(&lv->m, ir_substitute_stmt(a, s->u.for_.body, 1, &map));
+  }
+  Expr *stride = ir_int(a, s->u.for_.var->dtype, 1);
+  Vectorizer v = {.m = {a, vec_hook, vec_stmt},
+                  .an = lv->an,
+                  .x = s->u.for_.var,
+                  .lanes = (int)lanes,
+                  .ramp = ir_ramp(a, s->u.for_.min, stride, (int)lanes)};
+  return ir_mutate_stmt(&v.m, s->u.for_.body);
+}
+
+static Stmt *loop_stmt(IrMutator *m, Stmt *s) {
+  LoopVectorizer *lv = (LoopVectorizer *)m;
+  if (s->kind != STMT_FOR || s->u.for_.fkind != FOR_VECTORIZED)
+    return ir_mutate_children_stmt(m, s);
+  int64_t lanes;
+  Expr *ext = arith_simplify(lv->an, s->u.for_.extent);
+  bool known = ext->kind == EXPR_INT && ir_as_int(ext, &lanes) && lanes >= 1 && lanes <= 65535 &&
+               s->u.for_.min->dtype.lanes == 1;
+  if (lv->disable || !known) return serial(m->arena, s, ir_mutate_stmt(m, s->u.for_.body));
+  return vectorize(lv, s, lanes);
+}
+
+/* Outside vectorized loops expressions stay as they are. */
+static Expr *keep_expr(IrMutator *m, Expr *e) { return e; }
+
+Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx) {
+  LoopVectorizer lv = {{ctx->arena, keep_expr, loop_stmt},
+                       arith_new(ctx->arena),
+                       pass_option(ctx, "tir.VectorizeLoop", "disable", 0) != 0};
+  Stmt *r = ir_mutate_stmt(&lv.m, s);
+  arith_free(lv.an);
+  return r;
+}

@@ -1,0 +1,490 @@
+/* verify.c: the IR verifier (verify.h): one read-only walk over a body. What is in scope
+ * (variables, and tensors before flattening) is counted in a small hash table keyed by pointer,
+ * since a Var is its pointer: a binder raises the count for its body and lowers it after;
+ * parameters and thread indices hold theirs for the whole walk. The walk stops at the first
+ * problem and reports it with the statement it is in. */
+#include "ir/verify.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/printer.h"
+
+/* ---- what is in scope ---- */
+
+typedef struct Scope {
+  const void **keys; /* open addressing; NULL: free */
+  int *count;        /* how many binders of the key are open */
+  size_t cap, n;     /* cap a power of two, at least twice n */
+} Scope;
+
+static size_t find(const Scope *sc, const void *k) {
+  size_t mask = sc->cap - 1;
+  size_t i = (size_t)(((uint64_t)(uintptr_t)k * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+  while (sc->keys[i] && sc->keys[i] != k) i = (i + 1) & mask;
+  return i;
+}
+
+static void grow(Scope *sc) {
+  Scope old = *sc;
+  sc->cap = old.cap ? old.cap * 2 : 64;
+  sc->keys = xcalloc(sc->cap, sizeof *sc->keys);
+  sc->count = xcalloc(sc->cap, sizeof *sc->count);
+  for (size_t i = 0; i < old.cap; i++) {
+    if (!old.keys[i]) continue;
+    size_t j = find(sc, old.keys[i]);
+    sc->keys[j] = old.keys[i];
+    sc->count[j] = old.count[i];
+  }
+  free(old.keys);
+  free(old.count);
+}
+
+/* k's count, made (as 0) on first use. The pointer lasts until the next call. */
+static int *count_of(Scope *sc, const void *k) {
+  if (2 * (sc->n + 1) > sc->cap) grow(sc);
+  size_t i = find(sc, k);
+  if (!sc->keys[i]) sc->keys[i] = k, sc->n++;
+  return &sc->count[i];
+}
+
+static bool in_scope(Scope *sc, const void *k) { return *count_of(sc, k) > 0; }
+
+/* ---- the walk and its reports ---- */
+
+typedef struct Verifier {
+  IrVisitor v;
+  const PassCtx *ctx;
+  bool flattened;
+  const char *pass;
+  StrBuf *err;
+  Scope scope;
+  const Stmt *stmt; /* the innermost statement being checked, for the report */
+  bool failed;
+} Verifier;
+
+/* Longer nodes are cut: the report ends up in a ScheduleError-sized buffer. */
+enum { EXCERPT_CHARS = 160 };
+
+/* The first line of a printed node, at most EXCERPT_CHARS of it. */
+static void put_excerpt(StrBuf *out, StrBuf *text) {
+  const char *s = sb_cstr(text);
+  size_t n = strcspn(s, "\n");
+  sb_putn(out, s, n > EXCERPT_CHARS ? EXCERPT_CHARS : n);
+  if (n > EXCERPT_CHARS) sb_puts(out, "...");
+}
+
+/* "IR after PASS is malformed: WHAT: NODE", NODE the expression e (NULL: none) and then the
+ * statement it is in. Returns false. */
+static bool TES_PRINTF(3, 4) fail(Verifier *vf, const Expr *e, const char *fmt, ...) {
+  StrBuf text = STRBUF_INIT;
+  va_list ap;
+  vf->failed = true;
+  sb_printf(vf->err, "IR after %s is malformed: ", vf->pass);
+  va_start(ap, fmt);
+  sb_vprintf(vf->err, fmt, ap);
+  va_end(ap);
+  sb_puts(vf->err, ": ");
+  if (e) {
+    ir_print_expr(&text, e);
+    put_excerpt(vf->err, &text);
+    sb_puts(vf->err, ", in: ");
+    text.len = 0;
+  }
+  ir_print_stmt(&text, vf->stmt, 0);
+  put_excerpt(vf->err, &text);
+  sb_free(&text);
+  return false;
+}
+
+static const char *dname(DType t, char buf[32]) { return dt_name(t, buf); }
+
+/* A condition or predicate (NULL: none): bool, with `lanes` lanes (0: any). */
+static bool check_bool(Verifier *vf, const Expr *e, const char *what, int lanes) {
+  char b[32];
+  if (!e || (dt_is_bool(e->dtype) && (lanes == 0 || e->dtype.lanes == lanes))) return true;
+  return fail(vf, e, "%s has dtype %s, not bool%s", what, dname(e->dtype, b),
+              lanes > 1 ? " of the index's lanes" : "");
+}
+
+static bool check_scalar_int(Verifier *vf, const Expr *e, const char *what) {
+  char b[32];
+  if (dt_is_int(e->dtype) && e->dtype.lanes == 1) return true;
+  return fail(vf, e, "%s has dtype %s, not a scalar integer", what, dname(e->dtype, b));
+}
+
+static bool check_dtype(Verifier *vf, const Expr *e, DType want, const char *what) {
+  char b[32], c[32];
+  if (dt_eq(e->dtype, want)) return true;
+  return fail(vf, e, "%s has dtype %s, not %s", what, dname(e->dtype, b), dname(want, c));
+}
+
+/* ---- binders ---- */
+
+static bool bind(Verifier *vf, const Var *var) {
+  int *c = count_of(&vf->scope, var);
+  if (*c > 0) return fail(vf, NULL, "variable %s is bound again inside its own scope", var->name);
+  (*c)++;
+  return true;
+}
+
+static void unbind(Verifier *vf, const void *k) { (*count_of(&vf->scope, k))--; }
+
+/* For the whole walk: marks what the function has before its body runs. */
+static void declare(Verifier *vf, const void *k) { *count_of(&vf->scope, k) = 1; }
+
+typedef struct Declarer {
+  IrVisitor v;
+  Verifier *vf;
+} Declarer;
+
+static void declare_vars_in(IrVisitor *v, const Expr *e) {
+  if (e->kind == EXPR_VAR) declare(((Declarer *)v)->vf, e->u.var);
+  ir_visit_children_expr(v, e);
+}
+
+static void declare_params(Verifier *vf) {
+  Declarer d = {{declare_vars_in, NULL}, vf};
+  for (int i = 0; i < vf->ctx->nbinds; i++) {
+    const Buffer *b = vf->ctx->bind_buffers[i];
+    declare(vf, b->data);
+    declare(vf, vf->ctx->bind_tensors[i]);
+    for (int k = 0; k < b->ndim; k++) {
+      ir_visit_expr(&d.v, b->shape[k]);
+      if (b->strides) ir_visit_expr(&d.v, b->strides[k]);
+    }
+    ir_visit_expr(&d.v, b->elem_offset);
+  }
+}
+
+static bool is_thread_launch(const Stmt *s) {
+  return s->kind == STMT_ATTR && s->u.attr.nkind == ATTR_NODE_ITERVAR &&
+         strcmp(s->u.attr.key, "thread_extent") == 0;
+}
+
+static void skip_expr(IrVisitor *v, const Expr *e) { (void)v, (void)e; }
+
+static void declare_thread(IrVisitor *v, const Stmt *s) {
+  if (is_thread_launch(s)) declare(((Declarer *)v)->vf, ((const IterVar *)s->u.attr.node)->var);
+  ir_visit_children_stmt(v, s);
+}
+
+static void declare_threads(Verifier *vf, const Stmt *body) {
+  Declarer d = {{skip_expr, declare_thread}, vf};
+  ir_visit_stmt(&d.v, body);
+}
+
+/* ---- expressions ---- */
+
+static bool check_var(Verifier *vf, const Expr *e) {
+  if (!in_scope(&vf->scope, e->u.var))
+    return fail(vf, NULL, "variable %s is not bound", e->u.var->name);
+  return check_dtype(vf, e, e->u.var->dtype, "a variable reference");
+}
+
+static bool is_compare(ExprKind k) { return k >= EXPR_EQ && k <= EXPR_GE; }
+
+static bool check_binary(Verifier *vf, const Expr *e) {
+  char a[32], b[32];
+  DType ta = e->u.bin.a->dtype, tb = e->u.bin.b->dtype;
+  if (!dt_eq(ta, tb))
+    return fail(vf, e, "the operands of %s differ in dtype (%s and %s)",
+                ir_expr_kind_names[e->kind], dname(ta, a), dname(tb, b));
+  if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && !dt_is_bool(ta))
+    return fail(vf, e, "%s of %s operands", ir_expr_kind_names[e->kind], dname(ta, a));
+  DType want = is_compare(e->kind) ? dt_with_lanes(DT_BOOL1, ta.lanes) : ta;
+  return check_dtype(vf, e, want, ir_expr_kind_names[e->kind]);
+}
+
+static bool check_select(Verifier *vf, const Expr *e) {
+  const Expr *c = e->u.select.cond;
+  return check_bool(vf, c, "a select's condition", c->dtype.lanes == 1 ? 1 : e->dtype.lanes) &&
+         check_dtype(vf, e->u.select.t, e->dtype, "a select's true value") &&
+         check_dtype(vf, e->u.select.f, e->dtype, "a select's false value");
+}
+
+static bool check_ramp(Verifier *vf, const Expr *e) {
+  const Expr *base = e->u.ramp.base;
+  if (!check_scalar_int(vf, base, "a ramp's base") ||
+      !check_dtype(vf, e->u.ramp.stride, base->dtype, "a ramp's stride"))
+    return false;
+  if (e->u.ramp.lanes < 2) return fail(vf, e, "a ramp of %d lanes", e->u.ramp.lanes);
+  return check_dtype(vf, e, dt_with_lanes(base->dtype, e->u.ramp.lanes), "a ramp");
+}
+
+static bool check_broadcast(Verifier *vf, const Expr *e) {
+  const Expr *v = e->u.bcast.value;
+  if (v->dtype.lanes != 1) return fail(vf, e, "a broadcast of a vector");
+  if (e->u.bcast.lanes < 2) return fail(vf, e, "a broadcast to %d lanes", e->u.bcast.lanes);
+  return check_dtype(vf, e, dt_with_lanes(v->dtype, e->u.bcast.lanes), "a broadcast");
+}
+
+/* The calls whose arguments the printer's forms give a meaning: likely and if_then_else. */
+static bool check_call(Verifier *vf, const Expr *e) {
+  const char *op = e->u.call.op;
+  Expr *const *args = e->u.call.args;
+  if (strcmp(op, "tir.likely") == 0)
+    return e->u.call.n == 1 ? check_bool(vf, args[0], "likely's argument", e->dtype.lanes)
+                            : fail(vf, e, "likely of %d arguments", e->u.call.n);
+  if (strcmp(op, "tir.if_then_else") != 0) return true;
+  if (e->u.call.n != 3) return fail(vf, e, "if_then_else of %d arguments", e->u.call.n);
+  return check_bool(vf, args[0], "if_then_else's condition", 0) &&
+         check_dtype(vf, args[1], e->dtype, "if_then_else's true value") &&
+         check_dtype(vf, args[2], e->dtype, "if_then_else's false value");
+}
+
+/* A Load or Store of `t` (lanes included) at index: the buffer must be a parameter's or an
+ * enclosing allocation's, and a vector index or a vector buffer multiplies the lanes. */
+static bool check_access(Verifier *vf, const Expr *node, const Buffer *b, const Expr *index,
+                         const Expr *pred, DType t) {
+  char x[32], y[32];
+  if (!in_scope(&vf->scope, b->data))
+    return fail(vf, node, "buffer %s is neither a parameter nor allocated here", b->name);
+  if (!dt_is_int(index->dtype))
+    return fail(vf, index, "%s is indexed by a %s", b->name, dname(index->dtype, x));
+  if (t.code != b->dtype.code || t.bits != b->dtype.bits ||
+      t.lanes != b->dtype.lanes * index->dtype.lanes)
+    return fail(vf, node, "buffer %s holds %s but is accessed as %s at a %d-lane index", b->name,
+                dname(b->dtype, y), dname(t, x), index->dtype.lanes);
+  return check_bool(vf, pred, "an access predicate", index->dtype.lanes);
+}
+
+/* A PRODUCER_LOAD or PROVIDE of t. */
+static bool check_tensor(Verifier *vf, const Expr *node, const Tensor *t) {
+  if (vf->flattened)
+    return fail(vf, node, "tensor %s is accessed after storage flattening", t->name);
+  if (!in_scope(&vf->scope, t))
+    return fail(vf, node, "tensor %s is neither a parameter nor realized here", t->name);
+  return true;
+}
+
+static bool check_expr(Verifier *vf, const Expr *e) {
+  char a[32], b[32];
+  switch (e->kind) {
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STR:
+    return true;
+  case EXPR_VAR:
+    return check_var(vf, e);
+  case EXPR_CAST:
+    if (e->dtype.lanes == e->u.unary.a->dtype.lanes) return true;
+    return fail(vf, e, "a cast from %s to %s", dname(e->u.unary.a->dtype, a), dname(e->dtype, b));
+  IR_CASE_BINARY:
+    return check_binary(vf, e);
+  case EXPR_NOT:
+    return check_bool(vf, e->u.unary.a, "the operand of NOT", e->dtype.lanes) &&
+           check_dtype(vf, e, e->u.unary.a->dtype, "NOT");
+  case EXPR_SELECT:
+    return check_select(vf, e);
+  case EXPR_RAMP:
+    return check_ramp(vf, e);
+  case EXPR_BROADCAST:
+    return check_broadcast(vf, e);
+  case EXPR_LET:
+    return check_dtype(vf, e->u.let.value, e->u.let.var->dtype, "a let's value") &&
+           check_dtype(vf, e, e->u.let.body->dtype, "a let");
+  case EXPR_CALL:
+    return check_call(vf, e);
+  case EXPR_LOAD:
+    return check_access(vf, e, e->u.load.buf, e->u.load.index, e->u.load.predicate, e->dtype);
+  case EXPR_PRODUCER_LOAD:
+    return check_tensor(vf, e, e->u.pload.tensor) &&
+           check_dtype(vf, e, e->u.pload.tensor->dtype, "a tensor read");
+  case EXPR_REDUCE:
+    return fail(vf, e, "a reduction is left after loop-nest construction");
+  case EXPR_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+static void verify_expr(IrVisitor *v, const Expr *e) {
+  Verifier *vf = (Verifier *)v;
+  if (vf->failed || !check_expr(vf, e)) return;
+  if (e->kind != EXPR_LET) {
+    ir_visit_children_expr(v, e);
+    return;
+  }
+  ir_visit_expr(v, e->u.let.value);
+  if (vf->failed || !bind(vf, e->u.let.var)) return;
+  ir_visit_expr(v, e->u.let.body);
+  unbind(vf, e->u.let.var);
+}
+
+/* ---- statements ---- */
+
+/* s's expressions outside its binder, the binder, then its body in the binder's scope. */
+static void visit_bound_body(Verifier *vf, const Var *var, const Stmt *body) {
+  if (vf->failed || !bind(vf, var)) return;
+  ir_visit_stmt(&vf->v, body);
+  unbind(vf, var);
+}
+
+static void verify_for(Verifier *vf, const Stmt *s) {
+  const Var *var = s->u.for_.var;
+  DType t = var->dtype;
+  if (!dt_is_int(t) || t.lanes != 1) {
+    char b[32];
+    fail(vf, NULL, "loop variable %s has dtype %s", var->name, dname(t, b));
+    return;
+  }
+  if (!check_dtype(vf, s->u.for_.min, t, "a loop's min") ||
+      !check_dtype(vf, s->u.for_.extent, t, "a loop's extent"))
+    return;
+  ir_visit_expr(&vf->v, s->u.for_.min);
+  ir_visit_expr(&vf->v, s->u.for_.extent);
+  visit_bound_body(vf, var, s->u.for_.body);
+}
+
+static void verify_store(Verifier *vf, const Stmt *s) {
+  const Expr *value = s->u.store.value;
+  if (check_access(vf, NULL, s->u.store.buf, s->u.store.index, s->u.store.predicate,
+                   value->dtype))
+    ir_visit_children_stmt(&vf->v, s);
+}
+
+static void verify_provide(Verifier *vf, const Stmt *s) {
+  const Tensor *t = s->u.provide.tensor;
+  if (check_tensor(vf, NULL, t) && check_dtype(vf, s->u.provide.value, t->dtype, "a provided value"))
+    ir_visit_children_stmt(&vf->v, s);
+}
+
+static void verify_realize(Verifier *vf, const Stmt *s) {
+  const Tensor *t = s->u.realize.tensor;
+  if (vf->flattened) {
+    fail(vf, NULL, "tensor %s is realized after storage flattening", t->name);
+    return;
+  }
+  for (int i = 0; i < s->u.realize.ndim; i++) {
+    ir_visit_expr(&vf->v, s->u.realize.bounds[i].min);
+    ir_visit_expr(&vf->v, s->u.realize.bounds[i].extent);
+  }
+  if (vf->failed || !check_bool(vf, s->u.realize.condition, "a realize's condition", 1)) return;
+  ir_visit_expr(&vf->v, s->u.realize.condition);
+  (*count_of(&vf->scope, t))++;
+  ir_visit_stmt(&vf->v, s->u.realize.body);
+  unbind(vf, t);
+}
+
+static void verify_allocate(Verifier *vf, const Stmt *s) {
+  const Var *buf = s->u.alloc.buffer_var;
+  if (buf->dtype.code != DT_HANDLE) {
+    fail(vf, NULL, "allocation %s is not a handle variable", buf->name);
+    return;
+  }
+  for (int i = 0; i < s->u.alloc.ndim; i++)
+    if (!check_scalar_int(vf, s->u.alloc.extents[i], "an allocation's extent")) return;
+  if (!check_bool(vf, s->u.alloc.condition, "an allocation's condition", 1)) return;
+  for (int i = 0; i < s->u.alloc.ndim; i++) ir_visit_expr(&vf->v, s->u.alloc.extents[i]);
+  ir_visit_expr(&vf->v, s->u.alloc.condition);
+  visit_bound_body(vf, buf, s->u.alloc.body);
+}
+
+/* A virtual thread binds its variable for its body only: InjectVirtualThread rewrites reads
+ * there and nowhere else. Thread launches were declared for the whole walk. */
+static void verify_attr(Verifier *vf, const Stmt *s) {
+  ir_visit_expr(&vf->v, s->u.attr.value);
+  if (s->u.attr.nkind == ATTR_NODE_ITERVAR && strcmp(s->u.attr.key, "virtual_thread") == 0)
+    visit_bound_body(vf, ((const IterVar *)s->u.attr.node)->var, s->u.attr.body);
+  else
+    ir_visit_stmt(&vf->v, s->u.attr.body);
+}
+
+static void verify_let(Verifier *vf, const Stmt *s) {
+  if (!check_dtype(vf, s->u.let.value, s->u.let.var->dtype, "a let's value")) return;
+  ir_visit_expr(&vf->v, s->u.let.value);
+  visit_bound_body(vf, s->u.let.var, s->u.let.body);
+}
+
+static void check_stmt(Verifier *vf, const Stmt *s) {
+  switch (s->kind) {
+  case STMT_FOR:
+    verify_for(vf, s);
+    return;
+  case STMT_IF:
+    if (check_bool(vf, s->u.if_.cond, "an if's condition", 1)) ir_visit_children_stmt(&vf->v, s);
+    return;
+  case STMT_SEQ:
+  case STMT_EVALUATE:
+    ir_visit_children_stmt(&vf->v, s);
+    return;
+  case STMT_STORE:
+    verify_store(vf, s);
+    return;
+  case STMT_PROVIDE:
+    verify_provide(vf, s);
+    return;
+  case STMT_REALIZE:
+    verify_realize(vf, s);
+    return;
+  case STMT_ALLOCATE:
+    verify_allocate(vf, s);
+    return;
+  case STMT_ATTR:
+    verify_attr(vf, s);
+    return;
+  case STMT_LET:
+    verify_let(vf, s);
+    return;
+  case STMT_ASSERT:
+    if (check_bool(vf, s->u.assert_.cond, "an assert's condition", 1))
+      ir_visit_children_stmt(&vf->v, s);
+    return;
+  case STMT_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+static void verify_stmt(IrVisitor *v, const Stmt *s) {
+  Verifier *vf = (Verifier *)v;
+  if (vf->failed) return;
+  const Stmt *outer = vf->stmt;
+  vf->stmt = s;
+  check_stmt(vf, s);
+  vf->stmt = outer;
+}
+
+/* ---- depth ---- */
+
+typedef struct DepthFinder {
+  IrVisitor v;
+  uint32_t limit;
+  const Stmt *stmt, *found;
+} DepthFinder;
+
+static void deep_expr(IrVisitor *v, const Expr *e) {
+  DepthFinder *d = (DepthFinder *)v;
+  if (!d->found && e->depth > d->limit) d->found = d->stmt;
+}
+
+static void deep_stmt(IrVisitor *v, const Stmt *s) {
+  DepthFinder *d = (DepthFinder *)v;
+  if (d->found) return;
+  const Stmt *outer = d->stmt;
+  d->stmt = s;
+  ir_visit_children_stmt(v, s);
+  d->stmt = outer;
+}
+
+const Stmt *ir_find_deep_stmt(const Stmt *body, uint32_t limit) {
+  DepthFinder d = {{deep_expr, deep_stmt}, limit, body, NULL};
+  ir_visit_stmt(&d.v, body);
+  return d.found;
+}
+
+/* ---- the verifier ---- */
+
+bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
+                    StrBuf *err) {
+  Verifier vf = {{verify_expr, verify_stmt}, ctx, flattened, pass, err, {0}, body, false};
+  declare_params(&vf);
+  declare_threads(&vf, body);
+  ir_visit_stmt(&vf.v, body);
+  free(vf.scope.keys);
+  free(vf.scope.count);
+  return !vf.failed;
+}

@@ -1,0 +1,37 @@
+/* verify.h: the IR verifier. lower_run calls it after loop-nest construction and after every
+ * pass in debug builds (TES_VERIFY_IR) or at LowerOptions.debug >= 1, so that a pass that
+ * breaks the IR is named where it does it, not by a crash or wrong code later. */
+#ifndef TES_IR_VERIFY_H
+#define TES_IR_VERIFY_H
+
+#include <stdbool.h>
+
+#include "ir/pass/pass.h"
+#include "ir/strbuf.h"
+
+/* Whether `body`, the body of a function whose parameters are ctx's binds (tensor i stored in
+ * buffer i), is well formed:
+ *   - every Var read is bound: by an enclosing loop, let or allocate (its buffer variable), a
+ *     parameter buffer's data variable or a variable of its shape, strides or offset, an
+ *     enclosing "virtual_thread" attr, or a "thread_extent" attr anywhere in the body (a
+ *     kernel has every thread index; TVM's bound inference for local storage reads
+ *     threadIdx.x before the attr that launches it);
+ *   - no variable is bound again where it is already bound (loop, let, allocate);
+ *   - a Load or Store goes to a parameter's buffer or an enclosing allocation;
+ *   - operands of a binary node share one dtype (lanes included), conditions and predicates
+ *     are bool, ramp and broadcast lanes agree with their dtypes, a Store's value has its
+ *     buffer's element type (lanes aside), a loop's bounds have its variable's dtype;
+ *   - no REDUCE is left; with `flattened`, no PROVIDE, PRODUCER_LOAD or REALIZE either;
+ *     before, a tensor is read or written only under its REALIZE or as a parameter.
+ * On failure, appends "IR after PASS is malformed: WHAT: NODE" to err, NODE printed by the
+ * one printer (a statement by its first line), and returns false. */
+bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
+                    StrBuf *err);
+
+/* The first statement of body holding an expression deeper than limit, or NULL. Inlining can
+ * make expressions deeper than the front end lets a script build them (IR_MAX_DEPTH), and the
+ * passes recurse over them; this reads the depth fields and walks statements only, so it is
+ * safe on any depth. */
+const Stmt *ir_find_deep_stmt(const Stmt *body, uint32_t limit);
+
+#endif
