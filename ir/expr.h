@@ -121,10 +121,15 @@ typedef enum {
   CALL_EXTERN     /* call_extern: a C function by name */
 } CallKind;
 
-/* The deepest expression the front end lets a script build: the mutator, the visitor, the
- * printer and the passes recurse once or more per level, and at this depth they stay well
- * inside an 8 MB stack, sanitizers included (tests/unit/ir/test_verify.c lowers one). */
-#define IR_MAX_DEPTH 2000
+/* The mutator, the visitor, the printer and the passes recurse once or more per level of an
+ * expression (the simplifier needs ~0.6 KB a level, ~1.2 KB under ASan). IR_MAX_DEPTH is the
+ * deepest expression the front end lets a script build; lowering refuses bodies deeper than
+ * IR_MAX_LOWERED_DEPTH after loop-nest construction, which leaves room for the index
+ * expressions that replace axes and for inlining a deep producer into a consumer. Passes at
+ * that depth take ~2 MB of an 8 MB stack, ~4 MB under ASan (tests/unit/ir/test_verify.c
+ * lowers such a body). */
+#define IR_MAX_DEPTH 1500
+#define IR_MAX_LOWERED_DEPTH (2 * IR_MAX_DEPTH)
 
 struct Expr {
   ExprKind kind;

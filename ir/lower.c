@@ -99,15 +99,38 @@ static bool verified(Schedule *s, const LowerOptions *opt, const Stmt *body, con
 }
 
 /* Inlining puts producers' bodies into their consumers, so schedule_ops may give expressions
- * deeper than a script may build (IR_MAX_DEPTH), too deep for the passes' recursion. */
+ * deeper than a script may build, too deep for the passes' recursion (IR_MAX_LOWERED_DEPTH). */
 static bool shallow_enough(Schedule *s, const Stmt *body) {
-  const Stmt *deep = ir_find_deep_stmt(body, IR_MAX_DEPTH);
+  const Stmt *deep = ir_find_deep_stmt(body, IR_MAX_LOWERED_DEPTH);
   if (!deep) return true;
   const char *name = deep->kind == STMT_PROVIDE ? deep->u.provide.tensor->name : NULL;
   return sched_fail(s,
                     "cannot lower: an expression%s%s is more than %d nested operations deep "
                     "after inlining (inline fewer stages)",
-                    name ? " of " : "", name ? name : "", IR_MAX_DEPTH);
+                    name ? " of " : "", name ? name : "", IR_MAX_LOWERED_DEPTH);
+}
+
+static bool is_axis(const Schedule *s, const Var *v) {
+  for (int i = 0; i < s->nstages; i++) {
+    const Stage *st = s->stages[i];
+    for (int j = 0; j < st->nall; j++)
+      if (st->all_iter_vars[j]->var == v) return true;
+    for (int j = 0; j < st->nattr; j++)
+      if (st->attrs[j].bind_thread && st->attrs[j].bind_thread->var == v) return true;
+  }
+  return false;
+}
+
+/* The function's free variables, as TVM keeps them: what the loop nest reads unbound, but for
+ * axes, whose every read the loop nest must bind (the verifier reports one it does not). */
+static void find_free_vars(Schedule *s, Arena *a, const Stmt *body, PassCtx *ctx) {
+  Var **vars;
+  int n = ir_unbound_vars(a, body, ctx, &vars), kept = 0;
+  for (int i = 0; i < n; i++)
+    if (!is_axis(s, vars[i])) vars[kept++] = vars[i];
+  vars[kept] = NULL;
+  ctx->nfree = kept;
+  ctx->free_vars = vars;
 }
 
 /* PassContext(disabled_pass=...) names passes as TVM does; names of passes we do not have
@@ -138,10 +161,12 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
     f->param_tensors[i] = args[i];
     f->params[i] = param_buffer(a, args[i]);
   }
-  PassCtx ctx = {a, nargs, f->param_tensors, f->params, opt->gpu, opt->noptions, opt->options};
+  PassCtx ctx = {a, nargs, f->param_tensors, f->params, opt->gpu, opt->noptions, opt->options,
+                 0, NULL};
   bool flattened = false;
-  if (!shallow_enough(s, body) || !verified(s, opt, body, &ctx, flattened, "schedule_ops"))
-    return NULL;
+  if (!shallow_enough(s, body)) return NULL;
+  find_free_vars(s, a, body, &ctx);
+  if (!verified(s, opt, body, &ctx, flattened, "schedule_ops")) return NULL;
   for (int i = 0; i < NPASSES; i++) {
     if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
     if (is_disabled(opt, lowering[i].name)) continue;

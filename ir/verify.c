@@ -63,6 +63,12 @@ typedef struct Verifier {
   Scope scope;
   const Stmt *stmt; /* the innermost statement being checked, for the report */
   bool failed;
+  /* ir_unbound_vars: a read of an unbound variable is collected (once: `collected` counts it)
+   * rather than reported */
+  bool collect;
+  Scope collected;
+  Var **unbound;
+  int nunbound, cap_unbound;
 } Verifier;
 
 /* Longer nodes are cut: the report ends up in a ScheduleError-sized buffer. */
@@ -99,26 +105,25 @@ static bool TES_PRINTF(3, 4) fail(Verifier *vf, const Expr *e, const char *fmt, 
   return false;
 }
 
-static const char *dname(DType t, char buf[32]) { return dt_name(t, buf); }
-
 /* A condition or predicate (NULL: none): bool, with `lanes` lanes (0: any). */
 static bool check_bool(Verifier *vf, const Expr *e, const char *what, int lanes) {
   char b[32];
   if (!e || (dt_is_bool(e->dtype) && (lanes == 0 || e->dtype.lanes == lanes))) return true;
-  return fail(vf, e, "%s has dtype %s, not bool%s", what, dname(e->dtype, b),
-              lanes > 1 ? " of the index's lanes" : "");
+  if (lanes > 1)
+    return fail(vf, e, "%s has dtype %s, not bool of %d lanes", what, dt_name(e->dtype, b), lanes);
+  return fail(vf, e, "%s has dtype %s, not bool", what, dt_name(e->dtype, b));
 }
 
 static bool check_scalar_int(Verifier *vf, const Expr *e, const char *what) {
   char b[32];
   if (dt_is_int(e->dtype) && e->dtype.lanes == 1) return true;
-  return fail(vf, e, "%s has dtype %s, not a scalar integer", what, dname(e->dtype, b));
+  return fail(vf, e, "%s has dtype %s, not a scalar integer", what, dt_name(e->dtype, b));
 }
 
 static bool check_dtype(Verifier *vf, const Expr *e, DType want, const char *what) {
   char b[32], c[32];
   if (dt_eq(e->dtype, want)) return true;
-  return fail(vf, e, "%s has dtype %s, not %s", what, dname(e->dtype, b), dname(want, c));
+  return fail(vf, e, "%s has dtype %s, not %s", what, dt_name(e->dtype, b), dt_name(want, c));
 }
 
 /* ---- binders ---- */
@@ -157,6 +162,7 @@ static void declare_params(Verifier *vf) {
     }
     ir_visit_expr(&d.v, b->elem_offset);
   }
+  for (int i = 0; i < vf->ctx->nfree; i++) declare(vf, vf->ctx->free_vars[i]);
 }
 
 static bool is_thread_launch(const Stmt *s) {
@@ -178,9 +184,21 @@ static void declare_threads(Verifier *vf, const Stmt *body) {
 
 /* ---- expressions ---- */
 
+static void collect_unbound(Verifier *vf, Var *v) {
+  int *seen = count_of(&vf->collected, v);
+  if ((*seen)++) return;
+  if (vf->nunbound == vf->cap_unbound) {
+    vf->cap_unbound = vf->cap_unbound ? 2 * vf->cap_unbound : 8;
+    vf->unbound = xrealloc(vf->unbound, (size_t)vf->cap_unbound * sizeof *vf->unbound);
+  }
+  vf->unbound[vf->nunbound++] = v;
+}
+
 static bool check_var(Verifier *vf, const Expr *e) {
-  if (!in_scope(&vf->scope, e->u.var))
-    return fail(vf, NULL, "variable %s is not bound", e->u.var->name);
+  if (!in_scope(&vf->scope, e->u.var)) {
+    if (!vf->collect) return fail(vf, NULL, "variable %s is not bound", e->u.var->name);
+    collect_unbound(vf, e->u.var);
+  }
   return check_dtype(vf, e, e->u.var->dtype, "a variable reference");
 }
 
@@ -191,9 +209,9 @@ static bool check_binary(Verifier *vf, const Expr *e) {
   DType ta = e->u.bin.a->dtype, tb = e->u.bin.b->dtype;
   if (!dt_eq(ta, tb))
     return fail(vf, e, "the operands of %s differ in dtype (%s and %s)",
-                ir_expr_kind_names[e->kind], dname(ta, a), dname(tb, b));
+                ir_expr_kind_names[e->kind], dt_name(ta, a), dt_name(tb, b));
   if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && !dt_is_bool(ta))
-    return fail(vf, e, "%s of %s operands", ir_expr_kind_names[e->kind], dname(ta, a));
+    return fail(vf, e, "%s of %s operands", ir_expr_kind_names[e->kind], dt_name(ta, a));
   DType want = is_compare(e->kind) ? dt_with_lanes(DT_BOOL1, ta.lanes) : ta;
   return check_dtype(vf, e, want, ir_expr_kind_names[e->kind]);
 }
@@ -243,11 +261,11 @@ static bool check_access(Verifier *vf, const Expr *node, const Buffer *b, const 
   if (!in_scope(&vf->scope, b->data))
     return fail(vf, node, "buffer %s is neither a parameter nor allocated here", b->name);
   if (!dt_is_int(index->dtype))
-    return fail(vf, index, "%s is indexed by a %s", b->name, dname(index->dtype, x));
+    return fail(vf, index, "%s is indexed by a %s", b->name, dt_name(index->dtype, x));
   if (t.code != b->dtype.code || t.bits != b->dtype.bits ||
       t.lanes != b->dtype.lanes * index->dtype.lanes)
     return fail(vf, node, "buffer %s holds %s but is accessed as %s at a %d-lane index", b->name,
-                dname(b->dtype, y), dname(t, x), index->dtype.lanes);
+                dt_name(b->dtype, y), dt_name(t, x), index->dtype.lanes);
   return check_bool(vf, pred, "an access predicate", index->dtype.lanes);
 }
 
@@ -271,7 +289,8 @@ static bool check_expr(Verifier *vf, const Expr *e) {
     return check_var(vf, e);
   case EXPR_CAST:
     if (e->dtype.lanes == e->u.unary.a->dtype.lanes) return true;
-    return fail(vf, e, "a cast from %s to %s", dname(e->u.unary.a->dtype, a), dname(e->dtype, b));
+    return fail(vf, e, "a cast from %s to %s", dt_name(e->u.unary.a->dtype, a),
+                dt_name(e->dtype, b));
   IR_CASE_BINARY:
     return check_binary(vf, e);
   case EXPR_NOT:
@@ -316,7 +335,8 @@ static void verify_expr(IrVisitor *v, const Expr *e) {
 
 /* ---- statements ---- */
 
-/* s's expressions outside its binder, the binder, then its body in the binder's scope. */
+/* The body of a loop, let, allocate or virtual thread, with its variable bound (a binder's own
+ * expressions are checked outside it, before). */
 static void visit_bound_body(Verifier *vf, const Var *var, const Stmt *body) {
   if (vf->failed || !bind(vf, var)) return;
   ir_visit_stmt(&vf->v, body);
@@ -328,7 +348,7 @@ static void verify_for(Verifier *vf, const Stmt *s) {
   DType t = var->dtype;
   if (!dt_is_int(t) || t.lanes != 1) {
     char b[32];
-    fail(vf, NULL, "loop variable %s has dtype %s", var->name, dname(t, b));
+    fail(vf, NULL, "loop variable %s has dtype %s", var->name, dt_name(t, b));
     return;
   }
   if (!check_dtype(vf, s->u.for_.min, t, "a loop's min") ||
@@ -341,14 +361,14 @@ static void verify_for(Verifier *vf, const Stmt *s) {
 
 static void verify_store(Verifier *vf, const Stmt *s) {
   const Expr *value = s->u.store.value;
-  if (check_access(vf, NULL, s->u.store.buf, s->u.store.index, s->u.store.predicate,
-                   value->dtype))
+  if (check_access(vf, NULL, s->u.store.buf, s->u.store.index, s->u.store.predicate, value->dtype))
     ir_visit_children_stmt(&vf->v, s);
 }
 
 static void verify_provide(Verifier *vf, const Stmt *s) {
   const Tensor *t = s->u.provide.tensor;
-  if (check_tensor(vf, NULL, t) && check_dtype(vf, s->u.provide.value, t->dtype, "a provided value"))
+  if (check_tensor(vf, NULL, t) &&
+      check_dtype(vf, s->u.provide.value, t->dtype, "a provided value"))
     ir_visit_children_stmt(&vf->v, s);
 }
 
@@ -478,13 +498,31 @@ const Stmt *ir_find_deep_stmt(const Stmt *body, uint32_t limit) {
 
 /* ---- the verifier ---- */
 
+static void walk(Verifier *vf, const Stmt *body) {
+  declare_params(vf);
+  declare_threads(vf, body);
+  ir_visit_stmt(&vf->v, body);
+  free(vf->scope.keys);
+  free(vf->scope.count);
+}
+
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
                     StrBuf *err) {
-  Verifier vf = {{verify_expr, verify_stmt}, ctx, flattened, pass, err, {0}, body, false};
-  declare_params(&vf);
-  declare_threads(&vf, body);
-  ir_visit_stmt(&vf.v, body);
-  free(vf.scope.keys);
-  free(vf.scope.count);
+  Verifier vf = {{verify_expr, verify_stmt}, ctx, flattened, pass, err, .stmt = body};
+  walk(&vf, body);
   return !vf.failed;
+}
+
+int ir_unbound_vars(Arena *a, const Stmt *body, const PassCtx *ctx, Var ***out) {
+  StrBuf ignored = STRBUF_INIT; /* a malformed body is ir_verify_func's to report */
+  Verifier vf = {
+      {verify_expr, verify_stmt}, ctx, false, "", &ignored, .stmt = body, .collect = true};
+  walk(&vf, body);
+  *out = arena_alloc(a, (size_t)(vf.nunbound + 1) * sizeof **out);
+  if (vf.nunbound) memcpy(*out, vf.unbound, (size_t)vf.nunbound * sizeof **out);
+  free(vf.unbound);
+  free(vf.collected.keys);
+  free(vf.collected.count);
+  sb_free(&ignored);
+  return vf.nunbound;
 }

@@ -15,7 +15,7 @@
  *     parameter buffer's data variable or a variable of its shape, strides or offset, an
  *     enclosing "virtual_thread" attr, or a "thread_extent" attr anywhere in the body (a
  *     kernel has every thread index; TVM's bound inference for local storage reads
- *     threadIdx.x before the attr that launches it);
+ *     threadIdx.x before the attr that launches it), or one of ctx->free_vars;
  *   - no variable is bound again where it is already bound (loop, let, allocate);
  *   - a Load or Store goes to a parameter's buffer or an enclosing allocation;
  *   - operands of a binary node share one dtype (lanes included), conditions and predicates
@@ -27,6 +27,13 @@
  * one printer (a statement by its first line), and returns false. */
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
                     StrBuf *err);
+
+/* The variables body reads where nothing binds them (by ir_verify_func's rules, ctx->free_vars
+ * aside), each once, in the order first read: *out gets a NULL-terminated array in a; returns
+ * how many. Some are free variables of the function (a te.var in a compute body that no
+ * argument's shape has), which TVM's lowering keeps and its build binds; any other is a bug of
+ * the step that made body. */
+int ir_unbound_vars(Arena *a, const Stmt *body, const PassCtx *ctx, Var ***out);
 
 /* The first statement of body holding an expression deeper than limit, or NULL. Inlining can
  * make expressions deeper than the front end lets a script build them (IR_MAX_DEPTH), and the

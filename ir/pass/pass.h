@@ -27,6 +27,10 @@ typedef struct PassCtx {
   bool gpu; /* lowering for a GPU target */
   int noptions;
   const PassOption *options;
+  /* Variables the body reads that no argument or statement binds: a te.var of a compute body
+   * that no argument's shape has. TVM's lowering keeps them free (its build binds them). */
+  int nfree;
+  Var **free_vars;
 } PassCtx;
 
 /* A pass's option, or dflt when the config does not set it. */

@@ -60,6 +60,7 @@ static void rebase_stage(SchedBounds *b, LStage *ls) {
 typedef struct Inliner {
   IrMutator m;
   SchedBounds *b;
+  bool too_deep; /* a substitution would pass IR_MAX_LOWERED_DEPTH: it was not made */
 } Inliner;
 
 /* e converted to t, for an index of one integer type standing for an axis of another. */
@@ -74,6 +75,11 @@ static Expr *inline_expr(IrMutator *m, Expr *e) {
   Tensor *t = e->u.pload.tensor;
   LStage *src = t->op ? sched_lstage(in->b, t->op) : NULL;
   if (!src || src->st->attach != ATTACH_INLINE) return e;
+  /* the result is at most this deep; deeper would overflow the C stack of later passes */
+  if (src->body[t->value_index]->depth + e->depth > IR_MAX_LOWERED_DEPTH) {
+    in->too_deep = true;
+    return e;
+  }
   Operation *op = t->op;
   VarMap *map = arena_alloc(m->arena, (size_t)(op->naxis + 1) * sizeof *map);
   for (int i = 0; i < op->naxis; i++)
@@ -106,16 +112,22 @@ static void scan_reads(IrVisitor *v, const Expr *e) {
 }
 
 /* Producers come first, so the bodies of inlined producers are final when a consumer is done. */
-static void inline_bodies(SchedBounds *b, LStage *ls) {
+static bool inline_bodies(SchedBounds *b, LStage *ls) {
   Operation *op = ls->st->op;
-  if (op->kind != OP_COMPUTE) return;
-  Inliner in = {{b->arena, inline_expr, NULL}, b};
+  if (op->kind != OP_COMPUTE) return true;
+  Inliner in = {{b->arena, inline_expr, NULL}, b, false};
   ReadScan rs = {{scan_reads, NULL}, b->arena, ls, 0};
   ls->body = arena_alloc(b->arena, (size_t)op->noutputs * sizeof *ls->body);
   for (int i = 0; i < op->noutputs; i++) {
     ls->body[i] = ir_mutate_expr(&in.m, op->body[i]);
     ir_visit_expr(&rs.v, ls->body[i]);
   }
+  if (in.too_deep)
+    return sched_fail(b->sch,
+                      "cannot lower: inlining into %s makes an expression more than %d nested "
+                      "operations deep (inline fewer stages)",
+                      op->name, IR_MAX_LOWERED_DEPTH);
+  return true;
 }
 
 /* ---- attach paths ---- */
@@ -175,7 +187,7 @@ bool sched_normalize(SchedBounds *b) {
       IterVar *r = rebase_of(sched_lstage(b, ls->st->attach_stage->op), ls->st->attach_ivar);
       ls->attach_ivar = r ? r : ls->st->attach_ivar;
     }
-    inline_bodies(b, ls);
+    if (!inline_bodies(b, ls)) return false;
   }
   for (int i = 0; i < s->nstages; i++)
     if (!attach_path(b, &b->ls[i])) return false;
