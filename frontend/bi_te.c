@@ -64,10 +64,13 @@ Expr *bi_te_cond_arg(Interp *I, Value *v, const char *fn, const char *arg) {
   return e;
 }
 
-/* One extent of a shape: an integer expression, not negative if it is a literal. */
+/* One extent of a shape: an integer expression, not negative if it is a literal. te.compute,
+ * like TVM's, truncates a Python float (TVM's CPU GEMM tutorial writes `(N / bn, K, bn)`). */
 static Expr *extent_arg(Interp *I, Value *v, const char *fn, int i) {
   char what[64], name[32];
   snprintf(what, sizeof what, "%s: shape[%d]", fn, i);
+  if (v->kind == VAL_FLOAT && strcmp(fn, "compute") == 0 && v->u.f >= 0 && v->u.f < 2147483648.0)
+    return ir_i32(arena(I), (int64_t)v->u.f);
   if (v->kind == VAL_FLOAT || v->kind == VAL_BOOL)
     return BI_TE_RAISE(I, EXC_TypeError, "%s must be an integer, not %s", what,
                         val_type_name(v));
