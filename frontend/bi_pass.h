@@ -14,6 +14,9 @@ typedef void (*BiLoweredFn)(void *user, Interp *I, const LoweredFunc *f);
  * Schedule method (cache_read, cache_write, rfactor) with st NULL; `what` is its name. */
 typedef void (*BiSchedChangedFn)(void *user, Interp *I, Schedule *s, Stage *st, const char *what);
 
+/* Called with each Module tvm.build makes (--emit=llvm|asm). */
+typedef void (*BiBuiltFn)(void *user, Interp *I, Value *module);
+
 /* Per session: set by main.c and the REPL; a NULL function is no hook. */
 typedef struct BiLowerHooks {
   LowerDumpFn dump; /* --dump-after: after schedule_ops and each pass of tvm.lower */
@@ -22,6 +25,8 @@ typedef struct BiLowerHooks {
   void *lowered_user;
   BiSchedChangedFn changed; /* :watch */
   void *changed_user;
+  BiBuiltFn built; /* --emit=llvm|asm */
+  void *built_user;
 } BiLowerHooks;
 
 /* The session's hooks, to set or to copy into a fresh session (:reset). Never NULL. */

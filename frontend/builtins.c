@@ -369,6 +369,15 @@ static Value *overflow(Interp *I) {
 static Value *bi_abs(Interp *I, Value *self, Value **a) {
   Value *x = a[0];
   if (x->kind == VAL_FLOAT) return val_float(fabs(x->u.f));
+  if (x->kind == VAL_OBJ) { /* Python's __abs__: abs(array) is elementwise */
+    Value *m = val_getattr_opt(I, x, sym_cstr("__abs__"));
+    if (m) {
+      Value *r = interp_callv(I, m, 0, NULL);
+      val_decref(m);
+      return r;
+    }
+    if (interp_error_pending(I)) return NULL;
+  }
   if (!val_is_int(x))
     return interp_raise(I, EXC_TypeError, "bad operand type for abs(): '%s'", val_type_name(x));
   if (x->u.i == INT64_MIN) return overflow(I);

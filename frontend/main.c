@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frontend/bi_build.h"
 #include "frontend/bi_pass.h"
 #include "frontend/diag.h"
 #include "frontend/interp.h"
@@ -115,6 +116,7 @@ typedef struct Cmd {
   char **rest;
   const char *dump_after; /* --dump-after=PASS: a pass name, "all", or NULL */
   bool emit_ir;           /* --emit=ir */
+  const char *emit_source; /* --emit=llvm|asm: get_source's format, or NULL */
 } Cmd;
 
 /* lower_run's callback for --dump-after: the IR after the chosen pass (after each, under a
@@ -144,12 +146,24 @@ static void emit_ir(void *user, Interp *I, const LoweredFunc *f) {
   sb_free(&b);
 }
 
+/* --emit=llvm|asm: each module tvm.build makes, as get_source(fmt) gives it. */
+static void emit_source(void *user, Interp *I, Value *module) {
+  char *err = NULL, *text = bi_build_source(module, (const char *)user, &err);
+  FILE *out = interp_stdout(I);
+  if (text) fputs(text, out);
+  else fprintf(stderr, "tes: --emit: %s\n", err);
+  fflush(out);
+  free(text);
+  free(err);
+}
+
 static int run_cmd(const Cmd *c) {
   Interp *I = interp_new();
   bool exiting = false;
   BiLowerHooks *hooks = bi_pass_hooks(I); /* the REPL carries them over :reset */
   if (c->dump_after) hooks->dump = dump_ir, hooks->dump_user = (void *)c->dump_after;
   if (c->emit_ir) hooks->lowered = emit_ir;
+  if (c->emit_source) hooks->built = emit_source, hooks->built_user = (void *)c->emit_source;
   int status = 0;
   switch (c->mode) {
   case MODE_REPL:
@@ -183,19 +197,21 @@ static int take_target(Cmd *c, Mode mode, int n, char **args) {
   return -1;
 }
 
-/* --emit=ir; the other kinds are checked for their syntax now, so scripts written against
- * SPEC fail the same way until code generation lands. -1 to go on, else the exit status. */
+/* --emit=ir (tvm.lower's functions), llvm and asm (tvm.build's modules); cuda is checked for
+ * its syntax now, so scripts written against SPEC fail the same way until the GPU back end
+ * lands. -1 to go on, else the exit status. */
 static int emit_option(Cmd *c, const char *value) {
-  static const char *const kinds[] = {"llvm", "cuda", "asm"};
   if (strcmp(value, "ir") == 0) {
     c->emit_ir = true;
     return -1;
   }
-  bool ok = false;
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) ok |= strcmp(value, kinds[i]) == 0;
-  if (!ok) return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
-  fprintf(stderr, "tes: not supported yet: --emit=%s (code generation arrives with issue 4)\n",
-          value);
+  if (strcmp(value, "llvm") == 0 || strcmp(value, "asm") == 0) {
+    c->emit_source = strcmp(value, "llvm") == 0 ? "ll" : "asm";
+    return -1;
+  }
+  if (strcmp(value, "cuda") != 0)
+    return usage_error("--emit takes ir, llvm, cuda or asm, not '%s'", value);
+  fprintf(stderr, "tes: not supported yet: --emit=cuda (the GPU back end arrives later)\n");
   return 2;
 }
 
@@ -251,7 +267,7 @@ static int parse_args(int argc, char **argv, Cmd *c) {
 }
 
 int main(int argc, char **argv) {
-  Cmd c = {MODE_REPL, NULL, 0, NULL, NULL, false};
+  Cmd c = {.mode = MODE_REPL};
   int status = parse_args(argc, argv, &c);
   if (status >= 0) return status;
   repl_install_sigint();

@@ -1,6 +1,8 @@
 /* mod_tvm.c: the tensor modules of SPEC §5 (tvm and its submodules, te, topi, numpy, vta) and
  * __future__. tvm, tvm.te and tvm.tir have the tensor expressions of SPEC §6 (bi_te*.c); what
  * arrives with later issues is `pending`, so using such a member raises "not supported yet". */
+#include "frontend/bi_build.h"
+#include "frontend/bi_np.h"
 #include "frontend/bi_pass.h"
 #include "frontend/bi_te.h"
 #include "frontend/interp.h"
@@ -12,7 +14,8 @@
 #define PENDING_MODULE(var, name, doc, pending) \
   const ModuleDef var = {name, NULL, NULL, doc, pending};
 
-const ModuleDef mod_tvm = {"tvm", bi_tvm_funcs, NULL, "Apache TVM's tensor expression API",
+const ModuleDef mod_tvm = {"tvm", bi_tvm_funcs, bi_build_tvm_init,
+                           "Apache TVM's tensor expression API",
                            "this part of the tvm API arrives with a later issue"};
 const ModuleDef mod_tvm_te = {"tvm.te", bi_te_funcs, bi_te_module_init,
                               "tensor expressions: placeholder, compute, schedules", TE_PENDING};
@@ -22,11 +25,13 @@ PENDING_MODULE(mod_tvm_topi, "tvm.topi", "TOPI: operators and their schedules",
                LATER_PENDING("TOPI operators"))
 PENDING_MODULE(mod_tvm_topi_testing, "tvm.topi.testing", "reference implementations of TOPI",
                LATER_PENDING("TOPI operators"))
-PENDING_MODULE(mod_tvm_target, "tvm.target", "build targets: llvm, cuda, c",
-               LATER_PENDING("build targets"))
-PENDING_MODULE(mod_tvm_nd, "tvm.nd", "n-d arrays on devices", LATER_PENDING("device arrays"))
-PENDING_MODULE(mod_tvm_testing, "tvm.testing", "assert_allclose and other checks",
-               LATER_PENDING("testing helpers"))
+const ModuleDef mod_tvm_target = {"tvm.target", bi_build_target_funcs, bi_build_target_init,
+                                  "build targets: llvm, cuda, c",
+                                  LATER_PENDING("the other target helpers")};
+const ModuleDef mod_tvm_nd = {"tvm.nd", bi_tvm_nd_funcs, bi_tvm_nd_module_init,
+                              "n-d arrays on devices: array, empty", NULL};
+const ModuleDef mod_tvm_testing = {"tvm.testing", bi_tvm_testing_funcs, NULL,
+                                   "assert_allclose", NULL};
 const ModuleDef mod_tvm_transform = {"tvm.transform", NULL, bi_pass_module_init,
                                      "PassContext: settings for lowering",
                                      LATER_PENDING("Sequential and the other pass objects")};
@@ -37,8 +42,8 @@ PENDING_MODULE(mod_tvm_contrib_nvcc, "tvm.contrib.nvcc", "CUDA helpers: have_ten
 PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
                LATER_PENDING("contrib helpers"))
 PENDING_MODULE(mod_tvm_rpc, "tvm.rpc", "LocalSession for VTA", LATER_PENDING("RPC sessions"))
-PENDING_MODULE(mod_numpy, "numpy", "the numpy subset of SPEC §10",
-               "the numpy subset arrives with issue 4")
+const ModuleDef mod_numpy = {"numpy", bi_np_funcs, bi_np_module_init,
+                             "the numpy subset of SPEC §10", NULL};
 PENDING_MODULE(mod_vta, "vta", "the VTA accelerator and its simulator",
                LATER_PENDING("VTA features"))
 PENDING_MODULE(mod_vta_testing, "vta.testing", "the VTA simulator's statistics",

@@ -283,6 +283,7 @@ Value *val_repr(Interp *I, Value *v) {
 Value *val_to_str(Interp *I, Value *v) {
   if (v->kind == VAL_STR) return val_incref(v);
   if (v->kind == VAL_EXC) return v->u.exc->msg ? val_incref(v->u.exc->msg) : val_str("", 0);
+  if (v->kind == VAL_OBJ && v->u.obj.cls->str) return v->u.obj.cls->str(I, v);
   return val_repr(I, v);
 }
 

@@ -188,6 +188,9 @@ typedef struct ObjClass {
    * them build logical nodes on tensor expressions. Both sides are evaluated, then. NULL with
    * nothing raised: not handled, use Python's meaning (truthiness and short-circuit). */
   Value *(*logic)(Interp *I, LogicOp op, Value *a, Value *b);
+  /* str(self), print and f-strings when they differ from repr (numpy prints an array as
+   * `[1. 2.]`, its repr is `array([1., 2.])`). NULL: the repr. */
+  Value *(*str)(Interp *I, Value *self);
 } ObjClass;
 
 struct Value {

@@ -1,0 +1,533 @@
+/* codegen_c.c: C source of lowered IR (backends/c/codegen_c.h). One pass over the tree,
+ * printing as it goes. Variables get C names from their own (dots become underscores), with a
+ * suffix when two different variables would print the same. A store of a vector value becomes
+ * a loop over its lanes in which every vector expression is printed for lane `_lane`: a ramp
+ * as base + stride * _lane, a broadcast as its scalar, a vector let as its value. Integer
+ * division follows the IR's meaning through two helpers (floordiv, floormod); if_then_else is
+ * C's ?:, which evaluates only the branch taken, as the IR wants. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/c/codegen_c.h"
+#include "ir/strbuf.h"
+
+typedef struct CName {
+  const Var *var;
+  char *name;
+} CName;
+
+typedef struct CVecLet { /* a vector let, printed lane by lane as its value */
+  const Var *var;
+  const Expr *value;
+} CVecLet;
+
+typedef struct CPrinter {
+  StrBuf out;
+  int indent;
+  CName *names;
+  int nnames;
+  CVecLet *lets;
+  int nlets;
+  int nasserts;
+  char *err;
+} CPrinter;
+
+static void fail(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
+static void fail(CPrinter *p, const char *fmt, ...) {
+  if (p->err) return;
+  StrBuf b = STRBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&b, fmt, ap);
+  va_end(ap);
+  p->err = sb_take(&b, NULL);
+}
+
+/* ---- names and types ---- */
+
+static const char *name_of(CPrinter *p, const Var *v) {
+  for (int i = 0; i < p->nnames; i++)
+    if (p->names[i].var == v) return p->names[i].name;
+  StrBuf b = STRBUF_INIT;
+  if (isdigit((unsigned char)v->name[0])) sb_putc(&b, '_');
+  for (const char *s = v->name; *s; s++) sb_putc(&b, isalnum((unsigned char)*s) ? *s : '_');
+  size_t base = b.len;
+  for (int k = 1;; k++) {
+    bool taken = false;
+    for (int i = 0; i < p->nnames && !taken; i++)
+      taken = strcmp(p->names[i].name, sb_cstr(&b)) == 0;
+    if (!taken) break;
+    b.len = base;
+    sb_printf(&b, "_%d", k);
+  }
+  p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names);
+  p->names[p->nnames] = (CName){v, sb_take(&b, NULL)};
+  return p->names[p->nnames++].name;
+}
+
+static const char *c_type(DType t) {
+  static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+  static const char *const uints[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
+  switch ((DTypeCode)t.code) {
+  case DT_INT:
+    return ints[k];
+  case DT_UINT:
+    return uints[k];
+  case DT_FLOAT:
+    return t.bits == 16 ? "_Float16" : t.bits == 32 ? "float" : "double";
+  case DT_BOOL:
+    return "bool";
+  case DT_HANDLE:
+    return "void *";
+  }
+  TES_UNREACHABLE();
+}
+
+static void line(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
+static void line(CPrinter *p, const char *fmt, ...) {
+  for (int i = 0; i < p->indent; i++) sb_puts(&p->out, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&p->out, fmt, ap);
+  va_end(ap);
+}
+
+/* ---- expressions ---- */
+
+static void expr(CPrinter *p, const Expr *e, bool lane);
+
+static void put(CPrinter *p, const char *s) { sb_puts(&p->out, s); }
+
+static void literal(CPrinter *p, const Expr *e) {
+  DType t = dt_element(e->dtype);
+  if (e->kind == EXPR_INT) {
+    if (t.code == DT_BOOL) return put(p, e->u.ival ? "true" : "false");
+    if (t.code == DT_INT && t.bits == 32) return sb_printf(&p->out, "%lld", (long long)e->u.ival);
+    if (t.code == DT_UINT)
+      return sb_printf(&p->out, "((%s)%lluu)", c_type(t), (unsigned long long)e->u.ival);
+    return sb_printf(&p->out, "((%s)%lld)", c_type(t), (long long)e->u.ival);
+  }
+  double v = e->u.fval;
+  if (isnan(v)) return sb_printf(&p->out, "((%s)NAN)", c_type(t));
+  if (isinf(v)) return sb_printf(&p->out, "((%s)%sINFINITY)", c_type(t), v < 0 ? "-" : "");
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.17g", v);
+  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  if (t.bits == 32) return sb_printf(&p->out, "%sf", buf);
+  if (t.bits == 16) return sb_printf(&p->out, "((_Float16)%s)", buf);
+  put(p, buf);
+}
+
+static void binary(CPrinter *p, const Expr *e, bool lane) {
+  static const char *const ops[EXPR_KIND_COUNT] = {
+      [EXPR_ADD] = "+", [EXPR_SUB] = "-",  [EXPR_MUL] = "*", [EXPR_DIV] = "/", [EXPR_MOD] = "%",
+      [EXPR_EQ] = "==", [EXPR_NE] = "!=",  [EXPR_LT] = "<",  [EXPR_LE] = "<=", [EXPR_GT] = ">",
+      [EXPR_GE] = ">=", [EXPR_AND] = "&&", [EXPR_OR] = "||"};
+  const Expr *a = e->u.bin.a, *b = e->u.bin.b;
+  DType t = dt_element(a->dtype);
+  bool floor_op = e->kind == EXPR_FLOORDIV || e->kind == EXPR_FLOORMOD;
+  if (e->kind == EXPR_MIN || e->kind == EXPR_MAX) {
+    sb_printf(&p->out, "tes_%s(", e->kind == EXPR_MIN ? "min" : "max");
+  } else if (floor_op && dt_is_float(t)) {
+    put(p, e->kind == EXPR_FLOORDIV ? "floor(" : "tes_floormodf(");
+  } else if (floor_op && t.code == DT_INT) {
+    sb_printf(&p->out, "((%s)tes_%s(", c_type(t),
+              e->kind == EXPR_FLOORDIV ? "floordiv" : "floormod");
+  } else if (e->kind == EXPR_MOD && dt_is_float(t)) {
+    put(p, "fmod(");
+  } else {
+    const char *op = floor_op ? (e->kind == EXPR_FLOORDIV ? "/" : "%") : ops[e->kind];
+    put(p, "(");
+    expr(p, a, lane);
+    sb_printf(&p->out, " %s ", op);
+    expr(p, b, lane);
+    put(p, ")");
+    return;
+  }
+  expr(p, a, lane);
+  put(p, e->kind == EXPR_FLOORDIV && dt_is_float(t) ? " / " : ", ");
+  expr(p, b, lane);
+  put(p, floor_op && t.code == DT_INT ? "))" : ")");
+}
+
+/* tir.NAME -> a libm function (the double one; float gets its f) or an operator. */
+static const char *const libm_names[] = {
+    "exp",   "exp2", "exp10", "log",       "log2",  "log10", "log1p", "sqrt", "tanh",
+    "erf",   "sin",  "cos",   "tan",       "sinh",  "cosh",  "asin",  "acos", "atan",
+    "floor", "ceil", "round", "nearbyint", "trunc", "fabs",  "pow",   "fmod"};
+
+static void call_args(CPrinter *p, const Expr *e, int first, bool lane) {
+  put(p, "(");
+  for (int i = first; i < e->u.call.n; i++) {
+    if (i > first) put(p, ", ");
+    expr(p, e->u.call.args[i], lane);
+  }
+  put(p, ")");
+}
+
+static bool math_call(CPrinter *p, const Expr *e, const char *fn, bool lane) {
+  for (size_t i = 0; i < sizeof libm_names / sizeof *libm_names; i++) {
+    if (strcmp(fn, libm_names[i]) != 0) continue;
+    DType t = dt_element(e->dtype);
+    sb_printf(&p->out, "%s%s%s", t.bits == 16 ? "((_Float16)" : "", fn, t.bits == 64 ? "" : "f");
+    call_args(p, e, 0, lane);
+    if (t.bits == 16) put(p, ")");
+    return true;
+  }
+  return false;
+}
+
+static void call(CPrinter *p, const Expr *e, bool lane) {
+  const char *op = e->u.call.op, *fn = strncmp(op, "tir.", 4) == 0 ? op + 4 : op;
+  Expr *const *a = e->u.call.args;
+  int n = e->u.call.n;
+  static const char *const bin_ops[][2] = {{"shift_left", "<<"},
+                                           {"shift_right", ">>"},
+                                           {"bitwise_and", "&"},
+                                           {"bitwise_or", "|"},
+                                           {"bitwise_xor", "^"}};
+  if (e->u.call.ckind == CALL_EXTERN || strcmp(fn, "call_extern") == 0) {
+    bool named = strcmp(fn, "call_extern") == 0 && n >= 1 && a[0]->kind == EXPR_STR;
+    put(p, named ? a[0]->u.str : fn);
+    return call_args(p, e, named ? 1 : 0, lane);
+  }
+  if ((strcmp(fn, "likely") == 0 || strcmp(fn, "bitwise_not") == 0 || strcmp(fn, "isnan") == 0 ||
+       strcmp(fn, "popcount") == 0 || strcmp(fn, "sigmoid") == 0 || strcmp(fn, "rsqrt") == 0) &&
+      n == 1) {
+    const char *pre = strcmp(fn, "likely") == 0        ? "("
+                      : strcmp(fn, "bitwise_not") == 0 ? "(~"
+                      : strcmp(fn, "isnan") == 0       ? "isnan("
+                      : strcmp(fn, "popcount") == 0    ? "__builtin_popcountll("
+                      : strcmp(fn, "sigmoid") == 0     ? "(1 / (1 + exp(-"
+                                                       : "(1 / sqrt(";
+    put(p, pre);
+    expr(p, a[0], lane);
+    put(p, strcmp(fn, "sigmoid") == 0 ? ")))" : strcmp(fn, "rsqrt") == 0 ? "))" : ")");
+    return;
+  }
+  for (size_t i = 0; i < sizeof bin_ops / sizeof *bin_ops; i++)
+    if (strcmp(fn, bin_ops[i][0]) == 0 && n == 2) {
+      put(p, "(");
+      expr(p, a[0], lane);
+      sb_printf(&p->out, " %s ", bin_ops[i][1]);
+      expr(p, a[1], lane);
+      put(p, ")");
+      return;
+    }
+  if (strcmp(fn, "if_then_else") == 0 && n == 3) {
+    put(p, "(");
+    expr(p, a[0], lane);
+    put(p, " ? ");
+    expr(p, a[1], lane);
+    put(p, " : ");
+    expr(p, a[2], lane);
+    put(p, ")");
+    return;
+  }
+  if (!math_call(p, e, fn, lane)) fail(p, "not supported yet: @%s on the c target", op);
+}
+
+static void load(CPrinter *p, const Expr *e, bool lane) {
+  const Expr *pred = e->u.load.predicate;
+  if (pred) {
+    put(p, "(");
+    expr(p, pred, lane);
+    put(p, " ? ");
+  }
+  sb_printf(&p->out, "%s[", name_of(p, e->u.load.buf->data));
+  expr(p, e->u.load.index, lane);
+  if (e->u.load.buf->elem_offset) {
+    put(p, " + ");
+    expr(p, e->u.load.buf->elem_offset, false);
+  }
+  put(p, "]");
+  if (pred) sb_printf(&p->out, " : (%s)0)", c_type(dt_element(e->dtype)));
+}
+
+static const Expr *vector_let(CPrinter *p, const Var *v) {
+  for (int i = p->nlets - 1; i >= 0; i--)
+    if (p->lets[i].var == v) return p->lets[i].value;
+  return NULL;
+}
+
+static void push_let(CPrinter *p, const Var *v, const Expr *value) {
+  p->lets = xrealloc(p->lets, (size_t)(p->nlets + 1) * sizeof *p->lets);
+  p->lets[p->nlets++] = (CVecLet){v, value};
+}
+
+/* e at lane `_lane` when `lane` and e is a vector; as it is otherwise. */
+static void expr(CPrinter *p, const Expr *e, bool lane) {
+  bool vec = lane && e->dtype.lanes > 1;
+  switch (e->kind) {
+  case EXPR_INT:
+  case EXPR_FLOAT:
+    return literal(p, e);
+  case EXPR_STR:
+    return sb_printf(&p->out, "\"%s\"", e->u.str);
+  case EXPR_VAR: {
+    const Expr *v = vec ? vector_let(p, e->u.var) : NULL;
+    return v ? expr(p, v, lane) : put(p, name_of(p, e->u.var));
+  }
+  case EXPR_CAST:
+    sb_printf(&p->out, "((%s)", c_type(dt_element(e->dtype)));
+    expr(p, e->u.unary.a, lane);
+    return put(p, ")");
+  IR_CASE_BINARY:
+    return binary(p, e, lane);
+  case EXPR_NOT:
+    put(p, "(!");
+    expr(p, e->u.unary.a, lane);
+    return put(p, ")");
+  case EXPR_SELECT:
+    put(p, "(");
+    expr(p, e->u.select.cond, lane);
+    put(p, " ? ");
+    expr(p, e->u.select.t, lane);
+    put(p, " : ");
+    expr(p, e->u.select.f, lane);
+    return put(p, ")");
+  case EXPR_RAMP:
+    put(p, "(");
+    expr(p, e->u.ramp.base, false);
+    put(p, " + ");
+    expr(p, e->u.ramp.stride, false);
+    return put(p, vec ? " * _lane)" : " * 0)");
+  case EXPR_BROADCAST:
+    return expr(p, e->u.bcast.value, false);
+  case EXPR_LET: /* lanes substitute the value; a scalar let is a GNU statement expression */
+    if (vec) {
+      push_let(p, e->u.let.var, e->u.let.value);
+      expr(p, e->u.let.body, lane);
+      p->nlets--;
+      return;
+    }
+    sb_printf(&p->out, "({ %s %s = ", c_type(e->u.let.value->dtype), name_of(p, e->u.let.var));
+    expr(p, e->u.let.value, false);
+    put(p, "; ");
+    expr(p, e->u.let.body, false);
+    return put(p, "; })");
+  case EXPR_CALL:
+    return call(p, e, lane);
+  case EXPR_LOAD:
+    return load(p, e, lane);
+  case EXPR_PRODUCER_LOAD:
+  case EXPR_REDUCE:
+    fail(p, "not supported yet: %s expression left by lowering on the c target",
+         ir_expr_kind_names[e->kind]);
+    return;
+  case EXPR_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+/* ---- statements ---- */
+
+static void stmt(CPrinter *p, const Stmt *s);
+
+static void block(CPrinter *p, const Stmt *s) {
+  p->indent++;
+  stmt(p, s);
+  p->indent--;
+}
+
+static void for_loop(CPrinter *p, const Stmt *s) {
+  const char *i = name_of(p, s->u.for_.var), *t = c_type(s->u.for_.var->dtype);
+  if (s->u.for_.fkind == FOR_THREAD_BINDING) {
+    fail(p, "not supported yet: loop '%s' bound to a GPU thread on the c target",
+         s->u.for_.var->name);
+    return;
+  }
+  if (s->u.for_.fkind == FOR_PARALLEL) line(p, "#pragma omp parallel for\n");
+  if (s->u.for_.fkind == FOR_UNROLLED) line(p, "#pragma GCC unroll 64\n");
+  line(p, "for (%s %s = ", t, i);
+  expr(p, s->u.for_.min, false);
+  sb_printf(&p->out, "; %s < ", i);
+  if (!ir_is_const_int(s->u.for_.min, 0)) {
+    expr(p, s->u.for_.min, false);
+    put(p, " + ");
+  }
+  expr(p, s->u.for_.extent, false);
+  sb_printf(&p->out, "; ++%s) {\n", i);
+  block(p, s->u.for_.body);
+  line(p, "}\n");
+}
+
+static void store(CPrinter *p, const Stmt *s) {
+  const Expr *v = s->u.store.value, *pred = s->u.store.predicate;
+  bool vec = v->dtype.lanes > 1;
+  if (vec) {
+    line(p, "for (int32_t _lane = 0; _lane < %d; ++_lane) {\n", v->dtype.lanes);
+    p->indent++;
+  }
+  if (pred) {
+    line(p, "if (");
+    expr(p, pred, vec);
+    put(p, ") ");
+  } else {
+    line(p, "%s", "");
+  }
+  sb_printf(&p->out, "%s[", name_of(p, s->u.store.buf->data));
+  expr(p, s->u.store.index, vec);
+  if (s->u.store.buf->elem_offset) {
+    put(p, " + ");
+    expr(p, s->u.store.buf->elem_offset, false);
+  }
+  put(p, "] = ");
+  expr(p, v, vec);
+  put(p, ";\n");
+  if (vec) {
+    p->indent--;
+    line(p, "}\n");
+  }
+}
+
+static void allocate(CPrinter *p, const Stmt *s) {
+  const char *name = name_of(p, s->u.alloc.buffer_var), *t = c_type(dt_element(s->u.alloc.dtype));
+  line(p, "%s *%s = (%s *)aligned_alloc(64, (((size_t)%d * sizeof(%s)", t, name, t,
+       s->u.alloc.dtype.lanes, t);
+  for (int i = 0; i < s->u.alloc.ndim; i++) {
+    put(p, " * ");
+    expr(p, s->u.alloc.extents[i], false);
+  }
+  sb_printf(&p->out, " + 63) / 64 * 64)); /* %s */\n",
+            s->u.alloc.scope ? s->u.alloc.scope : "global");
+  line(p, "if (!%s) return -1;\n", name);
+  stmt(p, s->u.alloc.body);
+  line(p, "free(%s);\n", name);
+}
+
+static void let_stmt(CPrinter *p, const Stmt *s) {
+  const Expr *v = s->u.let.value;
+  if (v->dtype.lanes > 1) {
+    push_let(p, s->u.let.var, v);
+    stmt(p, s->u.let.body);
+    p->nlets--;
+    return;
+  }
+  line(p, "%s %s = ", c_type(v->dtype), name_of(p, s->u.let.var));
+  expr(p, v, false);
+  put(p, ";\n");
+  stmt(p, s->u.let.body);
+}
+
+static void if_stmt(CPrinter *p, const Stmt *s) {
+  line(p, "if (");
+  expr(p, s->u.if_.cond, false);
+  put(p, ") {\n");
+  block(p, s->u.if_.then);
+  if (s->u.if_.orelse) {
+    line(p, "} else {\n");
+    block(p, s->u.if_.orelse);
+  }
+  line(p, "}\n");
+}
+
+static void stmt(CPrinter *p, const Stmt *s) {
+  if (!s) return;
+  switch (s->kind) {
+  case STMT_FOR:
+    return for_loop(p, s);
+  case STMT_IF:
+    return if_stmt(p, s);
+  case STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) stmt(p, s->u.seq.items[i]);
+    return;
+  case STMT_STORE:
+    return store(p, s);
+  case STMT_PROVIDE:
+  case STMT_REALIZE:
+    fail(p, "not supported yet: %s statement left by lowering on the c target",
+         ir_stmt_kind_names[s->kind]);
+    return;
+  case STMT_ALLOCATE:
+    return allocate(p, s);
+  case STMT_ATTR:
+    if (strcmp(s->u.attr.key, "thread_extent") == 0 || strcmp(s->u.attr.key, "virtual_thread") == 0)
+      fail(p, "not supported yet: attr \"%s\" on the c target (a GPU schedule)", s->u.attr.key);
+    line(p, "/* attr %s */\n", s->u.attr.key);
+    return stmt(p, s->u.attr.body);
+  case STMT_LET:
+    return let_stmt(p, s);
+  case STMT_ASSERT:
+    line(p, "if (!(");
+    expr(p, s->u.assert_.cond, false);
+    sb_printf(&p->out, ")) return %d; /* ", ++p->nasserts);
+    if (s->u.assert_.msg && s->u.assert_.msg->kind == EXPR_STR) put(p, s->u.assert_.msg->u.str);
+    put(p, " */\n");
+    return stmt(p, s->u.assert_.body);
+  case STMT_EVALUATE:
+    line(p, "%s", "");
+    expr(p, s->u.eval.value, false);
+    put(p, ";\n");
+    return;
+  case STMT_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+/* ---- the function ---- */
+
+typedef struct ShapeVars {
+  IrVisitor v;
+  const Var **vars;
+  int n;
+} ShapeVars;
+
+static void shape_var(IrVisitor *v, const Expr *e) {
+  ShapeVars *sv = (ShapeVars *)v;
+  if (e->kind != EXPR_VAR) return ir_visit_children_expr(v, e);
+  for (int i = 0; i < sv->n; i++)
+    if (sv->vars[i] == e->u.var) return;
+  sv->vars = xrealloc(sv->vars, (size_t)(sv->n + 1) * sizeof *sv->vars);
+  sv->vars[sv->n++] = e->u.var;
+}
+
+static const char prelude[] =
+    "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n"
+    "#define tes_min(a, b) ((a) < (b) ? (a) : (b))\n"
+    "#define tes_max(a, b) ((a) > (b) ? (a) : (b))\n"
+    "/* floordiv and floormod round toward minus infinity; / and % of C truncate */\n"
+    "static inline int64_t tes_floordiv(int64_t a, int64_t b) {\n"
+    "  int64_t q = a / b, r = a % b;\n  return r != 0 && (r < 0) != (b < 0) ? q - 1 : q;\n}\n"
+    "static inline int64_t tes_floormod(int64_t a, int64_t b) {\n"
+    "  int64_t r = a % b;\n  return r != 0 && (r < 0) != (b < 0) ? r + b : r;\n}\n"
+    "static inline double tes_floormodf(double a, double b) { return a - floor(a / b) * b; }\n\n";
+
+static void signature(CPrinter *p, const LoweredFunc *f) {
+  ShapeVars sv = {{shape_var, NULL}, NULL, 0};
+  for (int i = 0; i < f->nparams; i++)
+    for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
+  sb_printf(&p->out, "int32_t %s(", f->name);
+  for (int i = 0; i < f->nparams; i++)
+    sb_printf(&p->out, "%s%s *restrict %s", i ? ", " : "", c_type(dt_element(f->params[i]->dtype)),
+              name_of(p, f->params[i]->data));
+  for (int i = 0; i < sv.n; i++)
+    sb_printf(&p->out, "%s%s %s", f->nparams + i ? ", " : "", c_type(sv.vars[i]->dtype),
+              name_of(p, sv.vars[i]));
+  put(p, ") {\n");
+  free(sv.vars);
+}
+
+char *cg_c_source(const LoweredFunc *f, char **err) {
+  CPrinter p = {STRBUF_INIT, 0, NULL, 0, NULL, 0, 0, NULL};
+  sb_puts(&p.out, prelude);
+  signature(&p, f);
+  block(&p, f->body);
+  put(&p, "  return 0;\n}\n");
+  for (int i = 0; i < p.nnames; i++) free(p.names[i].name);
+  free(p.names);
+  free(p.lets);
+  if (p.err) {
+    *err = p.err;
+    sb_free(&p.out);
+    return NULL;
+  }
+  return sb_take(&p.out, NULL);
+}

@@ -1,0 +1,458 @@
+/* codegen_llvm.c: the LLVM module of a lowered function: the target machine (the host CPU's
+ * name and features unless the target string names others), the entry points of the ABI in
+ * codegen_llvm.h, verification, LLVM's new pass manager at O3, and emission as IR text,
+ * assembly or an object file. Emission runs on a copy of the module, because LLVM's code
+ * generation passes rewrite the IR they are given and get_source("ll") must show it as
+ * optimised. Each build has an LLVM context of its own, so builds share no LLVM state. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "backends/llvm/codegen_llvm_impl.h"
+#include "ir/printer.h"
+
+struct CgLlvmCode {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTargetMachineRef tm;
+  char *name, *triple;
+  char *ir_text; /* cached on first use */
+  char **messages;
+  int nmessages;
+};
+
+/* ---- the generator's bookkeeping ---- */
+
+void cg_fail(Cg *cg, const char *fmt, ...) {
+  if (cg->err) return;
+  StrBuf b = STRBUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&b, fmt, ap);
+  va_end(ap);
+  cg->err = sb_take(&b, NULL);
+}
+
+void cg_bind(Cg *cg, const Var *v, LLVMValueRef val) {
+  if (cg->nenv == cg->capenv) {
+    cg->capenv = cg->capenv ? 2 * cg->capenv : 32;
+    cg->env = xrealloc(cg->env, (size_t)cg->capenv * sizeof *cg->env);
+  }
+  cg->env[cg->nenv++] = (CgBinding){v, val};
+}
+
+void cg_unbind(Cg *cg, int n) { cg->nenv -= n; }
+
+LLVMValueRef cg_lookup(Cg *cg, const Var *v) {
+  for (int i = cg->nenv - 1; i >= 0; i--)
+    if (cg->env[i].var == v) return cg->env[i].val;
+  return NULL;
+}
+
+LLVMValueRef cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned count, unsigned align) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+  LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
+  LLVMValueRef n = LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), count, 0);
+  LLVMValueRef p = LLVMBuildArrayAlloca(cg->b, t, n, "");
+  LLVMSetAlignment(p, align);
+  LLVMPositionBuilderAtEnd(cg->b, here);
+  return p;
+}
+
+LLVMValueRef cg_intrinsic(Cg *cg, const char *name, LLVMTypeRef *types, int ntypes,
+                          LLVMTypeRef *fn_type) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  TES_ASSERT(id != 0, "no LLVM intrinsic %s", name);
+  *fn_type = LLVMIntrinsicGetType(cg->ctx, id, types, (size_t)ntypes);
+  return LLVMGetIntrinsicDeclaration(cg->mod, id, types, (size_t)ntypes);
+}
+
+LLVMValueRef cg_call_named(Cg *cg, const char *name, LLVMTypeRef fty, LLVMValueRef *args, int n) {
+  LLVMValueRef f = LLVMGetNamedFunction(cg->mod, name);
+  if (!f) f = LLVMAddFunction(cg->mod, name, fty);
+  if (LLVMGlobalGetValueType(f) != fty) {
+    cg_fail(cg, "function '%s' is called with two different signatures", name);
+    return LLVMGetPoison(LLVMGetReturnType(fty));
+  }
+  return LLVMBuildCall2(cg->b, fty, f, args, (unsigned)n, "");
+}
+
+void cg_return_code(Cg *cg, LLVMValueRef code) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 0);
+  for (int i = cg->nheap - 1; i >= 0; i--) cg_call_named(cg, "free", fty, &cg->heap[i], 1);
+  LLVMBuildRet(cg->b, code);
+}
+
+/* ---- the ABI ---- */
+
+typedef struct ShapeVars {
+  IrVisitor v;
+  Var **vars;
+  int n, cap;
+} ShapeVars;
+
+static void shape_var(IrVisitor *v, const Expr *e) {
+  ShapeVars *sv = (ShapeVars *)v;
+  if (e->kind != EXPR_VAR) {
+    ir_visit_children_expr(v, e);
+    return;
+  }
+  for (int i = 0; i < sv->n; i++)
+    if (sv->vars[i] == e->u.var) return;
+  if (sv->n == sv->cap) {
+    sv->cap = sv->cap ? 2 * sv->cap : 8;
+    sv->vars = xrealloc(sv->vars, (size_t)sv->cap * sizeof *sv->vars);
+  }
+  sv->vars[sv->n++] = e->u.var;
+}
+
+int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max) {
+  ShapeVars sv = {{shape_var, NULL}, NULL, 0, 0};
+  for (int i = 0; i < f->nparams; i++)
+    for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
+  for (int i = 0; i < sv.n && i < max; i++) out[i] = sv.vars[i];
+  free(sv.vars);
+  return sv.n;
+}
+
+static void add_attr(Cg *cg, LLVMValueRef fn, int index, const char *kind, uint64_t val) {
+  unsigned k = LLVMGetEnumAttributeKindForName(kind, strlen(kind));
+  LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)index, LLVMCreateEnumAttribute(cg->ctx, k, val));
+}
+
+void cg_buffer_param(Cg *cg, LLVMValueRef fn, int index) {
+  add_attr(cg, fn, index + 1, "noalias", 0);
+  add_attr(cg, fn, index + 1, "align", 64);
+}
+
+static void add_string_attr(Cg *cg, LLVMValueRef fn, const char *key, const char *val) {
+  LLVMAddAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex,
+      LLVMCreateStringAttribute(cg->ctx, key, (unsigned)strlen(key), val, (unsigned)strlen(val)));
+}
+
+/* The target's CPU and features on every function, so each is compiled as the target machine
+ * would, and 512-bit vectors where the CPU has AVX-512 (LLVM otherwise splits them in two). */
+static void function_attrs(Cg *cg, LLVMValueRef fn, const char *cpu, const char *features) {
+  add_string_attr(cg, fn, "target-cpu", cpu);
+  if (*features) add_string_attr(cg, fn, "target-features", features);
+  if (strstr(features, "+avx512f")) {
+    add_string_attr(cg, fn, "prefer-vector-width", "512");
+    add_string_attr(cg, fn, "min-legal-vector-width", "512");
+  }
+  add_attr(cg, fn, (int)LLVMAttributeFunctionIndex, "nounwind", 0);
+}
+
+static LLVMTypeRef entry_type(Cg *cg, const LoweredFunc *f, Var **shape, int nshape) {
+  int n = f->nparams + nshape;
+  LLVMTypeRef *params = xmalloc((size_t)(n + 1) * sizeof *params);
+  for (int i = 0; i < f->nparams; i++) params[i] = LLVMPointerTypeInContext(cg->ctx, 0);
+  for (int i = 0; i < nshape; i++) params[f->nparams + i] = cg_type(cg, shape[i]->dtype);
+  LLVMTypeRef t = LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), params, (unsigned)n, 0);
+  free(params);
+  return t;
+}
+
+static void check_params(Cg *cg, const LoweredFunc *f) {
+  for (int i = 0; i < f->nparams; i++) {
+    const Buffer *b = f->params[i];
+    int64_t off;
+    if (b->strides || (b->elem_offset && !(ir_as_int(b->elem_offset, &off) && off == 0)))
+      cg_fail(cg, "not supported yet: parameter '%s' with strides or an offset", b->name);
+  }
+}
+
+static LLVMValueRef gen_entry(Cg *cg, const LoweredFunc *f, Var **shape, int nshape) {
+  LLVMTypeRef fty = entry_type(cg, f, shape, nshape);
+  LLVMValueRef fn = LLVMAddFunction(cg->mod, f->name, fty);
+  for (int i = 0; i < f->nparams; i++) {
+    cg_buffer_param(cg, fn, i);
+    LLVMSetValueName2(LLVMGetParam(fn, (unsigned)i), f->params[i]->name,
+                      strlen(f->params[i]->name));
+  }
+  cg->fn = fn;
+  cg->alloca_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "body");
+  LLVMPositionBuilderAtEnd(cg->b, body);
+  for (int i = 0; i < f->nparams; i++)
+    cg_bind(cg, f->params[i]->data, LLVMGetParam(fn, (unsigned)i));
+  for (int i = 0; i < nshape; i++) {
+    LLVMValueRef p = LLVMGetParam(fn, (unsigned)(f->nparams + i));
+    LLVMSetValueName2(p, shape[i]->name, strlen(shape[i]->name));
+    cg_bind(cg, shape[i], p);
+  }
+  check_params(cg, f);
+  cg_stmt(cg, f->body);
+  LLVMBuildRet(cg->b, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0));
+  LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
+  LLVMBuildBr(cg->b, body);
+  return fn;
+}
+
+/* NAME_packed(void **args): NAME(*(T0 *)args[0], ...). */
+static LLVMValueRef gen_packed(Cg *cg, LLVMValueRef entry, const char *name) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0), i32 = LLVMInt32TypeInContext(cg->ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i32, &ptr, 1, 0), ety = LLVMGlobalGetValueType(entry);
+  size_t len = strlen(name);
+  char *pname = xmalloc(len + 8);
+  memcpy(pname, name, len);
+  memcpy(pname + len, "_packed", 8);
+  LLVMValueRef fn = LLVMAddFunction(cg->mod, pname, fty);
+  free(pname);
+  LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
+  unsigned n = LLVMCountParamTypes(ety);
+  LLVMTypeRef *types = xmalloc((n + 1) * sizeof *types);
+  LLVMValueRef *args = xmalloc((n + 1) * sizeof *args);
+  LLVMGetParamTypes(ety, types);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), i, 0);
+    LLVMValueRef slot =
+        LLVMBuildLoad2(cg->b, ptr, LLVMBuildGEP2(cg->b, ptr, LLVMGetParam(fn, 0), &k, 1, ""), "");
+    args[i] = LLVMBuildLoad2(cg->b, types[i], slot, "");
+  }
+  LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, ety, entry, args, n, ""));
+  free(types);
+  free(args);
+  return fn;
+}
+
+/* ---- building ---- */
+
+static char *optimize(CgLlvmCode *c, int opt_level) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+    char *err = cg_fmt("internal error: the generated LLVM IR is invalid: %s", msg);
+    LLVMDisposeMessage(msg);
+    return err;
+  }
+  LLVMDisposeMessage(msg);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+  LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+  LLVMErrorRef e = LLVMRunPasses(c->mod, pipeline, c->tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  return e ? cg_llvm_message(LLVMGetErrorMessage(e)) : NULL;
+}
+
+static void generate(Cg *cg, const LoweredFunc *f, const CgTarget *t) {
+  int nshape = cg_llvm_shape_vars(f, NULL, 0);
+  Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
+  cg_llvm_shape_vars(f, shape, nshape);
+  LLVMValueRef entry = gen_entry(cg, f, shape, nshape);
+  function_attrs(cg, entry, t->cpu, t->features);
+  function_attrs(cg, gen_packed(cg, entry, f->name), t->cpu, t->features);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(cg->mod); fn; fn = LLVMGetNextFunction(fn))
+    if (LLVMGetLinkage(fn) == LLVMInternalLinkage) function_attrs(cg, fn, t->cpu, t->features);
+  free(shape);
+}
+
+static CgLlvmCode *new_code(const LoweredFunc *f, const CgTarget *t, LLVMTargetMachineRef tm) {
+  CgLlvmCode *c = xcalloc(1, sizeof *c);
+  c->ctx = LLVMContextCreate();
+  c->mod = LLVMModuleCreateWithNameInContext(f->name, c->ctx);
+  c->tm = tm;
+  c->name = xstrdup(f->name);
+  c->triple = xstrdup(t->triple);
+  LLVMSetTarget(c->mod, t->triple);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(c->mod, td);
+  LLVMDisposeTargetData(td);
+  return c;
+}
+
+CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, char **err) {
+  CgTarget t;
+  if (!cg_target_parse(target, &t, err)) return NULL;
+  LLVMTargetMachineRef tm = cg_target_machine(&t, err);
+  if (!tm) {
+    cg_target_free(&t);
+    return NULL;
+  }
+  CgLlvmCode *c = new_code(f, &t, tm);
+  Cg cg = {.ctx = c->ctx,
+           .mod = c->mod,
+           .b = LLVMCreateBuilderInContext(c->ctx),
+           .td = LLVMGetModuleDataLayout(c->mod),
+           .name = f->name};
+  generate(&cg, f, &t);
+  LLVMDisposeBuilder(cg.b);
+  free(cg.env);
+  free(cg.heap);
+  c->messages = cg.messages;
+  c->nmessages = cg.nmessages;
+  char *e = cg.err ? cg.err : optimize(c, t.opt_level);
+  cg_target_free(&t);
+  if (e) {
+    *err = e;
+    cg_llvm_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void cg_llvm_free(CgLlvmCode *c) {
+  if (!c) return;
+  LLVMDisposeModule(c->mod);
+  LLVMContextDispose(c->ctx);
+  LLVMDisposeTargetMachine(c->tm);
+  for (int i = 0; i < c->nmessages; i++) free(c->messages[i]);
+  free(c->messages);
+  free(c->name);
+  free(c->triple);
+  free(c->ir_text);
+  free(c);
+}
+
+const char *cg_llvm_name(const CgLlvmCode *c) { return c->name; }
+
+const char *cg_llvm_ir_text(CgLlvmCode *c) {
+  if (!c->ir_text) c->ir_text = cg_llvm_message(LLVMPrintModuleToString(c->mod));
+  return c->ir_text;
+}
+
+/* Code generation for the target machine, on a copy of the module. */
+static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *len, char **err) {
+  cg_llvm_ir_text(c); /* the text shows the module before code generation touches a copy */
+  LLVMModuleRef copy = LLVMCloneModule(c->mod);
+  LLVMMemoryBufferRef buf = NULL;
+  char *msg = NULL;
+  bool failed = LLVMTargetMachineEmitToMemoryBuffer(c->tm, copy, kind, &msg, &buf);
+  LLVMDisposeModule(copy);
+  if (failed) {
+    *err = cg_fmt("llvm code generation failed: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return false;
+  }
+  *len = LLVMGetBufferSize(buf);
+  *data = xmalloc(*len + 1);
+  memcpy(*data, LLVMGetBufferStart(buf), *len);
+  ((char *)*data)[*len] = 0;
+  LLVMDisposeMemoryBuffer(buf);
+  return true;
+}
+
+char *cg_llvm_asm_text(CgLlvmCode *c, char **err) {
+  void *data;
+  size_t len;
+  return emit(c, LLVMAssemblyFile, &data, &len, err) ? data : NULL;
+}
+
+bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, char **err) {
+  return emit(c, LLVMObjectFile, data, len, err);
+}
+
+bool cg_llvm_runs_here(const CgLlvmCode *c) {
+  char *host = cg_host_triple();
+  bool same = strcmp(host, c->triple) == 0;
+  free(host);
+  return same;
+}
+
+const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64]) {
+  if (code >= 1 && code <= c->nmessages) return c->messages[code - 1];
+  if (code == CG_LLVM_ERR_NOMEM) return "out of memory";
+  snprintf(buf, 64, "unknown error code %d", (int)code);
+  return buf;
+}
+
+/* ---- the C header of an exported library ---- */
+
+static bool c_identifier(const char *s) {
+  if (!*s || isdigit((unsigned char)*s)) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return false;
+  return true;
+}
+
+/* C's name for an element type; float16 travels as its bits, bool as a byte. */
+static const char *c_type(DType t) {
+  static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+  static const char *const uints[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
+  switch ((DTypeCode)t.code) {
+  case DT_INT:
+    return ints[k];
+  case DT_UINT:
+    return uints[k];
+  case DT_FLOAT:
+    return t.bits == 16 ? "uint16_t" : t.bits == 32 ? "float" : "double";
+  case DT_BOOL:
+    return "uint8_t";
+  case DT_HANDLE:
+    return "void";
+  }
+  TES_UNREACHABLE();
+}
+
+/* A buffer's name as a C parameter: what is not a letter, digit or _ becomes _. */
+static void c_param_name(StrBuf *b, const LoweredFunc *f, int i) {
+  const char *name = f->params[i]->name;
+  if (*name >= '0' && *name <= '9') sb_putc(b, '_');
+  for (const char *p = name; *p; p++)
+    sb_putc(b, isalnum((unsigned char)*p) || *p == '_' ? *p : '_');
+}
+
+static void c_signature(StrBuf *b, const LoweredFunc *f, Var **shape, int nshape) {
+  sb_printf(b, "int32_t %s(", f->name);
+  for (int i = 0; i < f->nparams; i++) {
+    sb_printf(b, "%s%s *TES_RESTRICT ", i ? ", " : "", c_type(f->params[i]->dtype));
+    c_param_name(b, f, i);
+  }
+  for (int i = 0; i < nshape; i++)
+    sb_printf(b, "%s%s %s", f->nparams + i ? ", " : "",
+              shape[i]->dtype.bits == 64 ? "int64_t" : "int32_t", shape[i]->name);
+  sb_puts(b, ");\n");
+}
+
+char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err) {
+  int nshape = cg_llvm_shape_vars(f, NULL, 0);
+  Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
+  cg_llvm_shape_vars(f, shape, nshape);
+  const char *bad = c_identifier(f->name) ? NULL : f->name;
+  for (int i = 0; !bad && i < nshape; i++)
+    if (!c_identifier(shape[i]->name)) bad = shape[i]->name;
+  if (bad) {
+    free(shape);
+    *err = cg_fmt("'%s' is not a C identifier, so no C header can declare it", bad);
+    return NULL;
+  }
+  StrBuf b = STRBUF_INIT;
+  sb_printf(&b,
+            "/* %s: made by tes's export_library. Each buffer argument is a compact row-major\n"
+            " * array, 64-byte aligned, not overlapping another; then the shape variables.\n"
+            " * float16 elements are their bits (uint16_t), bool elements one byte.\n"
+            " * NAME_packed(args): the same with args[i] pointing at the i-th argument.\n"
+            " * Returns 0, or -1 when a buffer could not be allocated",
+            f->name);
+  for (int i = 0; i < c->nmessages; i++)
+    sb_printf(&b, ",\n * %d when \"%s\" fails", i + 1, c->messages[i]);
+  sb_puts(&b, ". */\n");
+  sb_printf(&b, "#ifndef TES_EXPORT_%s_H\n#define TES_EXPORT_%s_H\n\n#include <stdint.h>\n\n",
+            f->name, f->name);
+  sb_puts(&b, "#ifdef __cplusplus\n#define TES_RESTRICT __restrict\nextern \"C\" {\n#else\n"
+              "#define TES_RESTRICT restrict\n#endif\n\n");
+  for (int i = 0; i < f->nparams; i++) {
+    char dt[32];
+    sb_puts(&b, "/* ");
+    c_param_name(&b, f, i);
+    sb_printf(&b, ": %s [", dt_name(dt_element(f->params[i]->dtype), dt));
+    for (int d = 0; d < f->params[i]->ndim; d++) {
+      if (d) sb_puts(&b, ", ");
+      ir_print_expr(&b, f->params[i]->shape[d]);
+    }
+    sb_puts(&b, "] */\n");
+  }
+  c_signature(&b, f, shape, nshape);
+  sb_printf(&b, "int32_t %s_packed(void **args);\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n",
+            f->name);
+  free(shape);
+  return sb_take(&b, NULL);
+}

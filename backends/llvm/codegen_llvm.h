@@ -1,0 +1,66 @@
+/* codegen_llvm.h: LLVM IR from a lowered function (SPEC §9, target "llvm"), through the LLVM C
+ * API, optimised with LLVM's new pass manager at O3 for the host CPU (or the -mcpu/-mattr a
+ * target string names), and emitted as text, assembly or an object file. No LLVM type shows
+ * in this header, so the front end can hold the result without including LLVM.
+ *
+ * The ABI. A LoweredFunc named NAME becomes two external C functions:
+ *
+ *   int32_t NAME(T0 *restrict p0, ..., Tk *restrict pk, int32_t n0, ..., int32_t nm);
+ *   int32_t NAME_packed(void **args);
+ *
+ * NAME takes one pointer per buffer parameter, in the LoweredFunc's order (each noalias and
+ * 64-byte aligned, pointing at a compact row-major array of that parameter's element type;
+ * bool elements are one byte), then one integer per shape variable: each variable that appears
+ * in the parameters' shapes, in order of first appearance (cg_llvm_shape_vars), typed as the
+ * variable is (int32_t, or int64_t for an int64 variable). NAME_packed is the same call with
+ * every argument behind a pointer: args[i] points at the i-th pointer or integer, in NAME's
+ * order. Both return 0 on success, and otherwise a code that cg_llvm_error_message explains:
+ * k >= 1 is the k-th assertion of the function failing, CG_LLVM_ERR_NOMEM a heap allocation
+ * failing. Parallel loops call rt_parallel_for (jit/runtime.h) and heap buffers use the C
+ * library's aligned_alloc and free; nothing else outside libc and libm is called. */
+#ifndef TES_BACKENDS_LLVM_CODEGEN_LLVM_H
+#define TES_BACKENDS_LLVM_CODEGEN_LLVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/lower.h"
+
+enum { CG_LLVM_ERR_NOMEM = -1 };
+
+/* What cg_llvm_build made: an optimised LLVM module and the target machine it was made for. */
+typedef struct CgLlvmCode CgLlvmCode;
+
+/* The shape variables of f's parameters, in ABI order, into out (which has room for max);
+ * returns how many there are (possibly more than max). */
+int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max);
+
+/* Checks a target string: "llvm" followed by options (-mcpu=NAME, -mattr=+a,-b,
+ * -mtriple=TRIPLE, -opt-level=0..3, and TVM's -keys=, -device=, -model=, -libs=, -tag=, which
+ * do nothing here). false with *err (malloc'd) naming what is wrong. */
+bool cg_llvm_target_check(const char *target, char **err);
+
+/* Generates, verifies and optimises f for target (NULL: "llvm", the host CPU with every
+ * feature it has). NULL with *err (malloc'd, a BuildError's message) when f holds something
+ * this backend cannot generate ("not supported yet: ...") or LLVM reports an error. */
+CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, char **err);
+void cg_llvm_free(CgLlvmCode *c);
+
+const char *cg_llvm_name(const CgLlvmCode *c); /* NAME */
+/* The text of the optimised module (get_source("ll")); owned by c. */
+const char *cg_llvm_ir_text(CgLlvmCode *c);
+/* The host assembly (get_source("asm")), malloc'd; NULL with *err on an LLVM error. */
+char *cg_llvm_asm_text(CgLlvmCode *c, char **err);
+/* The ELF object file, malloc'd into *data (*len bytes); false with *err on an LLVM error. */
+bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, char **err);
+/* The C header of NAME and NAME_packed for a shared object made of this code (export_library):
+ * malloc'd; NULL with *err when a name is no C identifier. f is what c was built from. */
+char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err);
+/* Whether the module was built for the machine it runs on (same triple), so a JIT can run it. */
+bool cg_llvm_runs_here(const CgLlvmCode *c);
+/* What a nonzero return code of NAME means: the failed assertion's message, "out of memory",
+ * or "unknown error code N" into buf. */
+const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64]);
+
+#endif

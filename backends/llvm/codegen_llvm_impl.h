@@ -1,0 +1,107 @@
+/* codegen_llvm_impl.h: what the files of backends/llvm share: the code generator's state (Cg)
+ * and the entry points of each part. codegen_llvm.c makes the module, the entry points and the
+ * target machine; codegen_target.c parses target strings; codegen_expr.c the expressions;
+ * codegen_intrin.c the calls; codegen_mem.c loads and stores; codegen_stmt.c statements, loops and
+ * parallel outlining. */
+#ifndef TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
+#define TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
+
+#include <stdio.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "backends/llvm/codegen_llvm.h"
+#include "ir/strbuf.h"
+
+/* A variable's value in the function being generated. */
+typedef struct CgBinding {
+  const Var *var;
+  LLVMValueRef val;
+} CgBinding;
+
+typedef struct Cg {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMTargetDataRef td;
+  const char *name; /* the entry point's name */
+  /* The function being generated: its allocas go at the end of alloca_bb, which branches to
+   * the code once the function is complete. */
+  LLVMValueRef fn;
+  LLVMBasicBlockRef alloca_bb;
+  /* Variables in scope, innermost last (searched from the end, so shadowing works). */
+  CgBinding *env;
+  int nenv, capenv;
+  /* Heap buffers live at this point of the current function, freed on an early return. */
+  LLVMValueRef *heap;
+  int nheap, capheap;
+  /* Inside one branch of a vector if_then_else: the lanes that branch is taken in (loads
+   * outside them must not touch memory), else NULL. */
+  LLVMValueRef lane_mask;
+  /* Assertion messages: code k is messages[k - 1]. */
+  char **messages;
+  int nmessages;
+  int nparallel;    /* outlined parallel bodies so far, for their names */
+  bool in_parallel; /* generating an outlined body: nested parallel loops run serially */
+  int unrolled;     /* statements emitted by unrolling, against a code-size limit */
+  char *err;        /* the first error, malloc'd; the rest are dropped */
+} Cg;
+
+/* ---- codegen_target.c ---- */
+/* A parsed llvm target string, with the host's CPU and features filled in where it names
+ * none. All malloc'd. */
+typedef struct CgTarget {
+  char *triple, *cpu, *features;
+  int opt_level;
+} CgTarget;
+void cg_llvm_init(void); /* LLVM's native target, once per process */
+bool cg_target_parse(const char *target, CgTarget *t, char **err);
+void cg_target_free(CgTarget *t);
+LLVMTargetMachineRef cg_target_machine(const CgTarget *t, char **err);
+char *cg_host_triple(void);                          /* malloc'd */
+char *cg_llvm_message(char *s);                      /* an LLVM-owned message as a malloc'd copy */
+char *cg_fmt(const char *fmt, ...) TES_PRINTF(1, 2); /* malloc'd */
+
+/* ---- codegen_llvm.c ---- */
+/* Records the first error ("not supported yet: ..."); generation goes on with placeholder
+ * values, and cg_llvm_build reports it at the end. */
+void cg_fail(Cg *cg, const char *fmt, ...) TES_PRINTF(2, 3);
+void cg_bind(Cg *cg, const Var *v, LLVMValueRef val);
+void cg_unbind(Cg *cg, int n);                /* drops the n innermost bindings */
+LLVMValueRef cg_lookup(Cg *cg, const Var *v); /* NULL when v is not in scope */
+/* Marks parameter index (0-based) of fn as a buffer: noalias, 64-byte aligned. */
+void cg_buffer_param(Cg *cg, LLVMValueRef fn, int index);
+/* An alloca of `count` elements of t at the function's entry, aligned to align bytes. */
+LLVMValueRef cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned count, unsigned align);
+/* The intrinsic `name` overloaded on the given types, declared in the module. */
+LLVMValueRef cg_intrinsic(Cg *cg, const char *name, LLVMTypeRef *types, int ntypes,
+                          LLVMTypeRef *fn_type);
+/* Calls a function the module declares by name (libc, libm, the runtime) of type fty. */
+LLVMValueRef cg_call_named(Cg *cg, const char *name, LLVMTypeRef fty, LLVMValueRef *args, int n);
+/* Frees the live heap buffers and returns code from the current function. */
+void cg_return_code(Cg *cg, LLVMValueRef code);
+
+/* ---- codegen_expr.c ---- */
+LLVMTypeRef cg_type(Cg *cg, DType t);     /* in registers: bool is i1 */
+LLVMTypeRef cg_mem_type(Cg *cg, DType t); /* in memory: bool is i8; one element */
+LLVMValueRef cg_expr(Cg *cg, const Expr *e);
+LLVMValueRef cg_splat(Cg *cg, LLVMValueRef v, int lanes);
+LLVMValueRef cg_const_int(Cg *cg, DType t, int64_t v);
+/* A value of dtype `from` converted to `to` (same lanes), every pair of dtypes. */
+LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, DType from, DType to);
+/* A value of integer type widened or narrowed to i64 as a signed or unsigned number. */
+LLVMValueRef cg_to_i64(Cg *cg, LLVMValueRef v, DType from);
+
+/* ---- codegen_intrin.c ---- */
+LLVMValueRef cg_call(Cg *cg, const Expr *e);
+
+/* ---- codegen_mem.c ---- */
+LLVMValueRef cg_load(Cg *cg, const Expr *e);
+void cg_store(Cg *cg, const Stmt *s);
+
+/* ---- codegen_stmt.c ---- */
+void cg_stmt(Cg *cg, const Stmt *s);
+
+#endif

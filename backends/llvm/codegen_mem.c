@@ -1,0 +1,249 @@
+/* codegen_mem.c: loads and stores on flat buffers. A scalar index is one element; a ramp of
+ * stride 1 is one vector load or store; any other vector index is a gather or scatter (LLVM
+ * picks the instructions: vgather on AVX-512, lane by lane elsewhere). Predicates, and the
+ * lanes of an if_then_else branch (cg->lane_mask), make the access masked, so a lane that is
+ * off never touches memory; a scalar access under a lane mask runs only when some lane is on.
+ * bool elements are bytes in memory and i1 in registers. */
+#include "backends/llvm/codegen_llvm_impl.h"
+
+static LLVMValueRef data_pointer(Cg *cg, const Buffer *buf) {
+  LLVMValueRef p = cg_lookup(cg, buf->data);
+  if (p) return p;
+  cg_fail(cg, "buffer '%s' is used outside its allocation", buf->name);
+  return LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0));
+}
+
+static LLVMValueRef with_offset(Cg *cg, const Buffer *buf, const Expr *index, LLVMValueRef idx) {
+  int64_t off;
+  if (!buf->elem_offset || (ir_as_int(buf->elem_offset, &off) && off == 0)) return idx;
+  LLVMValueRef o = cg_convert(cg, cg_expr(cg, buf->elem_offset), buf->elem_offset->dtype,
+                              dt_with_lanes(dt_element(index->dtype), 1));
+  return LLVMBuildAdd(cg->b, idx, cg_splat(cg, o, index->dtype.lanes), "");
+}
+
+static bool is_dense(const Expr *index) {
+  return index->kind == EXPR_RAMP && ir_is_const_int(index->u.ramp.stride, 1);
+}
+
+/* The mask of the lanes an access may touch: its predicate and the branch's lanes. */
+static LLVMValueRef access_mask(Cg *cg, const Expr *predicate, int lanes) {
+  LLVMValueRef m = predicate ? cg_expr(cg, predicate) : NULL;
+  LLVMValueRef lm = cg->lane_mask;
+  if (lm && LLVMGetVectorSize(LLVMTypeOf(lm)) == (unsigned)lanes)
+    m = m ? LLVMBuildAnd(cg->b, m, lm, "") : lm;
+  return m;
+}
+
+static unsigned elem_align(Cg *cg, DType t) {
+  return (unsigned)LLVMABISizeOfType(cg->td, cg_mem_type(cg, t));
+}
+
+/* A power of two that e (an index) is always a multiple of, up to 64; 0 for the constant 0. */
+static uint64_t known_multiple(const Expr *e) {
+  int64_t c;
+  if (ir_as_int(e, &c)) {
+    uint64_t u = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+    return u ? (u & (~u + 1)) : 0;
+  }
+  if (e->kind != EXPR_ADD && e->kind != EXPR_SUB && e->kind != EXPR_MUL) return 1;
+  uint64_t a = known_multiple(e->u.bin.a), b = known_multiple(e->u.bin.b);
+  if (e->kind == EXPR_MUL) return !a || !b ? 0 : a * b > 64 ? 64 : a * b;
+  return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* The alignment of a dense vector access at index base: buffers start 64-byte aligned (the
+ * ABI's arguments, and allocations), so an index that is a multiple of 16 floats is too. */
+static unsigned dense_align(Cg *cg, const Buffer *buf, const Expr *base, DType t) {
+  uint64_t elem = elem_align(cg, t), m = known_multiple(base);
+  if (buf->elem_offset) {
+    uint64_t o = known_multiple(buf->elem_offset);
+    m = !m ? o : !o ? m : m < o ? m : o;
+  }
+  uint64_t bytes = m ? m * elem : 64;
+  return (unsigned)(bytes > 64 ? 64 : bytes < elem ? elem : bytes);
+}
+
+static LLVMValueRef align_arg(Cg *cg, unsigned align) {
+  return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), align, 0);
+}
+
+static LLVMValueRef all_true(Cg *cg, int lanes) {
+  return cg_splat(cg, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0), lanes);
+}
+
+/* Memory form <-> register form of bool. */
+static LLVMValueRef from_memory(Cg *cg, DType t, LLVMValueRef v) {
+  if (t.code != DT_BOOL) return v;
+  return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static LLVMValueRef to_memory(Cg *cg, DType t, LLVMValueRef v) {
+  if (t.code != DT_BOOL) return v;
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
+  return LLVMBuildZExt(cg->b, v, t.lanes > 1 ? LLVMVectorType(i8, t.lanes) : i8, "");
+}
+
+/* ---- guarded scalar accesses ---- */
+
+typedef struct Guard {
+  LLVMBasicBlockRef from, body, end;
+} Guard;
+
+/* Whether any lane of a vector of i1 is set. */
+static LLVMValueRef any_lane(Cg *cg, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v), fty;
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return v;
+  LLVMValueRef f = cg_intrinsic(cg, "llvm.vector.reduce.or", &t, 1, &fty);
+  return LLVMBuildCall2(cg->b, fty, f, &v, 1, "");
+}
+
+/* Starts a block that runs only when cond (i1) holds. */
+static Guard guard_begin(Cg *cg, LLVMValueRef cond) {
+  Guard g = {LLVMGetInsertBlock(cg->b),
+             LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "guard.body"),
+             LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "guard.end")};
+  LLVMBuildCondBr(cg->b, cond, g.body, g.end);
+  LLVMPositionBuilderAtEnd(cg->b, g.body);
+  return g;
+}
+
+/* Ends the guarded block; with v, the value it made (poison where it did not run). */
+static LLVMValueRef guard_end(Cg *cg, Guard g, LLVMValueRef v) {
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(cg->b);
+  LLVMBuildBr(cg->b, g.end);
+  LLVMPositionBuilderAtEnd(cg->b, g.end);
+  if (!v) return NULL;
+  LLVMValueRef phi = LLVMBuildPhi(cg->b, LLVMTypeOf(v), "");
+  LLVMValueRef vals[2] = {v, LLVMGetPoison(LLVMTypeOf(v))};
+  LLVMBasicBlockRef bbs[2] = {body_end, g.from};
+  LLVMAddIncoming(phi, vals, bbs, 2);
+  return phi;
+}
+
+/* ---- loads ---- */
+
+static LLVMValueRef load_scalar(Cg *cg, DType t, LLVMValueRef base, LLVMValueRef idx) {
+  LLVMTypeRef mt = cg_mem_type(cg, t);
+  LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(cg->b, mt, p, "");
+  LLVMSetAlignment(v, elem_align(cg, t));
+  return from_memory(cg, t, v);
+}
+
+static LLVMValueRef load_vector(Cg *cg, const Expr *e, LLVMValueRef base, LLVMValueRef mask) {
+  DType t = e->dtype;
+  const Expr *index = e->u.load.index;
+  LLVMTypeRef mt = cg_mem_type(cg, t), vt = LLVMVectorType(mt, t.lanes), fty;
+  unsigned align = elem_align(cg, t);
+  LLVMValueRef v;
+  if (is_dense(index)) {
+    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
+    first = with_offset(cg, e->u.load.buf, index->u.ramp.base, first);
+    LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
+    align = dense_align(cg, e->u.load.buf, index->u.ramp.base, t);
+    if (!mask) {
+      v = LLVMBuildLoad2(cg->b, vt, p, "");
+      LLVMSetAlignment(v, align);
+      return from_memory(cg, t, v);
+    }
+    LLVMTypeRef types[2] = {vt, LLVMTypeOf(p)};
+    LLVMValueRef f = cg_intrinsic(cg, "llvm.masked.load", types, 2, &fty);
+    LLVMValueRef args[4] = {p, align_arg(cg, align), mask, LLVMGetPoison(vt)};
+    return from_memory(cg, t, LLVMBuildCall2(cg->b, fty, f, args, 4, ""));
+  }
+  LLVMValueRef idx = with_offset(cg, e->u.load.buf, index, cg_expr(cg, index));
+  LLVMValueRef ptrs = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMTypeRef types[2] = {vt, LLVMTypeOf(ptrs)};
+  LLVMValueRef f = cg_intrinsic(cg, "llvm.masked.gather", types, 2, &fty);
+  LLVMValueRef args[4] = {ptrs, align_arg(cg, align), mask ? mask : all_true(cg, t.lanes),
+                          LLVMGetPoison(vt)};
+  return from_memory(cg, t, LLVMBuildCall2(cg->b, fty, f, args, 4, ""));
+}
+
+LLVMValueRef cg_load(Cg *cg, const Expr *e) {
+  const Expr *index = e->u.load.index;
+  int lanes = e->dtype.lanes;
+  LLVMValueRef base = data_pointer(cg, e->u.load.buf);
+  if (index->dtype.lanes != lanes) {
+    cg_fail(cg, "a load of %d lanes from '%s' has an index of %d", lanes, e->u.load.buf->name,
+            index->dtype.lanes);
+    return LLVMGetPoison(cg_type(cg, e->dtype));
+  }
+  LLVMValueRef lm = cg->lane_mask;
+  bool lanes_fit = lm && LLVMGetVectorSize(LLVMTypeOf(lm)) == (unsigned)lanes;
+  if (lanes > 1 && (!lm || lanes_fit))
+    return load_vector(cg, e, base, access_mask(cg, e->u.load.predicate, lanes));
+  /* A scalar access with a predicate, or an access under a branch's lanes that it cannot be
+   * masked by: branch around it. */
+  LLVMValueRef pred = e->u.load.predicate ? cg_expr(cg, e->u.load.predicate) : NULL;
+  LLVMValueRef guard = lanes == 1 ? pred : NULL;
+  if (lm) guard = guard ? LLVMBuildAnd(cg->b, guard, any_lane(cg, lm), "") : any_lane(cg, lm);
+  Guard g = {0};
+  if (guard) g = guard_begin(cg, guard);
+  LLVMValueRef v;
+  if (lanes > 1) {
+    LLVMValueRef saved = cg->lane_mask;
+    cg->lane_mask = NULL;
+    v = load_vector(cg, e, base, pred);
+    cg->lane_mask = saved;
+  } else {
+    v = load_scalar(cg, e->dtype, base, with_offset(cg, e->u.load.buf, index, cg_expr(cg, index)));
+  }
+  return guard ? guard_end(cg, g, v) : v;
+}
+
+/* ---- stores ---- */
+
+static void store_vector(Cg *cg, const Stmt *s, LLVMValueRef base, LLVMValueRef value,
+                         LLVMValueRef mask) {
+  DType t = s->u.store.value->dtype;
+  const Expr *index = s->u.store.index;
+  LLVMTypeRef mt = cg_mem_type(cg, t), fty;
+  unsigned align = elem_align(cg, t);
+  value = to_memory(cg, t, value);
+  if (is_dense(index)) {
+    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
+    first = with_offset(cg, s->u.store.buf, index->u.ramp.base, first);
+    LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
+    align = dense_align(cg, s->u.store.buf, index->u.ramp.base, t);
+    if (!mask) {
+      LLVMSetAlignment(LLVMBuildStore(cg->b, value, p), align);
+      return;
+    }
+    LLVMTypeRef types[2] = {LLVMTypeOf(value), LLVMTypeOf(p)};
+    LLVMValueRef f = cg_intrinsic(cg, "llvm.masked.store", types, 2, &fty);
+    LLVMValueRef args[4] = {value, p, align_arg(cg, align), mask};
+    LLVMBuildCall2(cg->b, fty, f, args, 4, "");
+    return;
+  }
+  LLVMValueRef idx = with_offset(cg, s->u.store.buf, index, cg_expr(cg, index));
+  LLVMValueRef ptrs = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMTypeRef types[2] = {LLVMTypeOf(value), LLVMTypeOf(ptrs)};
+  LLVMValueRef f = cg_intrinsic(cg, "llvm.masked.scatter", types, 2, &fty);
+  LLVMValueRef args[4] = {value, ptrs, align_arg(cg, align), mask ? mask : all_true(cg, t.lanes)};
+  LLVMBuildCall2(cg->b, fty, f, args, 4, "");
+}
+
+void cg_store(Cg *cg, const Stmt *s) {
+  DType t = s->u.store.value->dtype;
+  const Expr *index = s->u.store.index;
+  LLVMValueRef base = data_pointer(cg, s->u.store.buf);
+  if (index->dtype.lanes != t.lanes) {
+    cg_fail(cg, "a store of %d lanes to '%s' has an index of %d", t.lanes, s->u.store.buf->name,
+            index->dtype.lanes);
+    return;
+  }
+  LLVMValueRef value = cg_expr(cg, s->u.store.value);
+  if (t.lanes > 1) {
+    LLVMValueRef mask = s->u.store.predicate ? cg_expr(cg, s->u.store.predicate) : NULL;
+    store_vector(cg, s, base, value, mask);
+    return;
+  }
+  Guard g = {0};
+  if (s->u.store.predicate) g = guard_begin(cg, cg_expr(cg, s->u.store.predicate));
+  LLVMValueRef idx = with_offset(cg, s->u.store.buf, index, cg_expr(cg, index));
+  LLVMTypeRef mt = cg_mem_type(cg, t);
+  LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMSetAlignment(LLVMBuildStore(cg->b, to_memory(cg, t, value), p), elem_align(cg, t));
+  if (s->u.store.predicate) guard_end(cg, g, NULL);
+}

@@ -1,0 +1,428 @@
+/* codegen_stmt.c: statements of lowered IR. Serial loops are a header with a phi; loops marked
+ * "unroll" that lowering left (a non-constant extent it could not unroll) are unrolled here
+ * when their extent is a small constant; "parallel" loops are outlined into a function over a
+ * closure (a struct of the variables the body reads) and run by rt_parallel_for (jit/runtime.h)
+ * in chunks of the iteration space, a parallel loop inside one running serially. Allocations
+ * of a small constant size are stack slots at the function's entry, the rest 64-byte aligned
+ * heap buffers freed at the end of their scope, and on every early return (a failed assert). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/llvm/codegen_llvm_impl.h"
+
+enum {
+  STACK_ALLOC_MAX = 16 * 1024, /* bytes: a larger constant allocation goes to the heap */
+  UNROLL_MAX = 4096,           /* statements unrolling may emit in one function */
+  HEAP_ALIGN = 64,
+};
+
+static LLVMBasicBlockRef new_block(Cg *cg, const char *name) {
+  return LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, name);
+}
+
+/* ---- loops ---- */
+
+/* for (v = min; v < min + extent; v++) body, with v of type t. */
+static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef extent,
+                        const Stmt *body) {
+  LLVMValueRef end = LLVMBuildAdd(cg->b, min, extent, "");
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), head = new_block(cg, "for.head");
+  LLVMBasicBlockRef body_bb = new_block(cg, "for.body"), exit = new_block(cg, "for.end");
+  LLVMBuildBr(cg->b, head);
+  LLVMPositionBuilderAtEnd(cg->b, head);
+  LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMTypeOf(min), v->name);
+  bool is_signed = v->dtype.code == DT_INT;
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, is_signed ? LLVMIntSLT : LLVMIntULT, i, end, ""),
+                  body_bb, exit);
+  LLVMPositionBuilderAtEnd(cg->b, body_bb);
+  cg_bind(cg, v, i);
+  cg_stmt(cg, body);
+  cg_unbind(cg, 1);
+  LLVMValueRef one = LLVMConstInt(LLVMTypeOf(i), 1, 0);
+  LLVMValueRef next =
+      is_signed ? LLVMBuildNSWAdd(cg->b, i, one, "") : LLVMBuildAdd(cg->b, i, one, "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+  LLVMBuildBr(cg->b, head);
+  LLVMValueRef vals[2] = {min, next};
+  LLVMBasicBlockRef bbs[2] = {pre, latch};
+  LLVMAddIncoming(i, vals, bbs, 2);
+  LLVMPositionBuilderAtEnd(cg->b, exit);
+}
+
+/* The body once per iteration, with the variable a constant offset from min. */
+static bool unrolled_loop(Cg *cg, const Stmt *s, LLVMValueRef min) {
+  int64_t n;
+  if (!ir_as_int(s->u.for_.extent, &n) || n < 0 || cg->unrolled + n > UNROLL_MAX) return false;
+  cg->unrolled += (int)n;
+  for (int64_t k = 0; k < n; k++) {
+    LLVMValueRef off = LLVMConstInt(LLVMTypeOf(min), (unsigned long long)k, 0);
+    cg_bind(cg, s->u.for_.var, LLVMBuildAdd(cg->b, min, off, ""));
+    cg_stmt(cg, s->u.for_.body);
+    cg_unbind(cg, 1);
+  }
+  return true;
+}
+
+/* ---- parallel loops ---- */
+
+typedef struct Captures {
+  IrVisitor v;
+  Cg *cg;
+  const Var **vars;
+  int n, cap;
+} Captures;
+
+static void capture(Captures *c, const Var *v) {
+  if (!v || !cg_lookup(c->cg, v)) return;
+  for (int i = 0; i < c->n; i++)
+    if (c->vars[i] == v) return;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 16;
+    c->vars = xrealloc(c->vars, (size_t)c->cap * sizeof *c->vars);
+  }
+  c->vars[c->n++] = v;
+}
+
+static void capture_buffer(Captures *c, const Buffer *b) {
+  capture(c, b->data);
+  if (b->elem_offset) ir_visit_expr(&c->v, b->elem_offset);
+}
+
+static void capture_expr(IrVisitor *v, const Expr *e) {
+  Captures *c = (Captures *)v;
+  if (e->kind == EXPR_VAR) capture(c, e->u.var);
+  if (e->kind == EXPR_LOAD) capture_buffer(c, e->u.load.buf);
+  ir_visit_children_expr(v, e);
+}
+
+static void capture_stmt(IrVisitor *v, const Stmt *s) {
+  if (s->kind == STMT_STORE) capture_buffer((Captures *)v, s->u.store.buf);
+  ir_visit_children_stmt(v, s);
+}
+
+/* What generating one function keeps; an outlined body swaps it for its own. */
+typedef struct FuncState {
+  LLVMValueRef fn;
+  LLVMBasicBlockRef alloca_bb, block;
+  CgBinding *env;
+  int nenv, capenv;
+  LLVMValueRef *heap;
+  int nheap, capheap;
+  LLVMValueRef lane_mask;
+} FuncState;
+
+static FuncState enter_function(Cg *cg, LLVMValueRef fn) {
+  FuncState st = {cg->fn,       cg->alloca_bb, LLVMGetInsertBlock(cg->b),
+                  cg->env,      cg->nenv,      cg->capenv,
+                  cg->heap,     cg->nheap,     cg->capheap,
+                  cg->lane_mask};
+  cg->fn = fn;
+  cg->alloca_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+  cg->env = NULL, cg->nenv = cg->capenv = 0;
+  cg->heap = NULL, cg->nheap = cg->capheap = 0;
+  cg->lane_mask = NULL;
+  LLVMPositionBuilderAtEnd(cg->b, new_block(cg, "body"));
+  return st;
+}
+
+static void leave_function(Cg *cg, FuncState st) {
+  LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
+  LLVMBuildBr(cg->b, LLVMGetNextBasicBlock(cg->alloca_bb));
+  free(cg->env);
+  free(cg->heap);
+  cg->fn = st.fn, cg->alloca_bb = st.alloca_bb;
+  cg->env = st.env, cg->nenv = st.nenv, cg->capenv = st.capenv;
+  cg->heap = st.heap, cg->nheap = st.nheap, cg->capheap = st.capheap;
+  cg->lane_mask = st.lane_mask;
+  LLVMPositionBuilderAtEnd(cg->b, st.block);
+}
+
+/* i32 NAME.parallel.K.body(i64 begin, i64 end, captured..., min): iterations [begin, end) of
+ * the loop, counted from 0. Captured pointers are buffers (arguments or allocations, each its
+ * own object), so they are noalias and 64-byte aligned as the entry point's are; a closure's
+ * loads would lose that, and LLVM keeps it as scoped alias metadata when it inlines this. */
+static LLVMValueRef outline_body(Cg *cg, const Stmt *s, Captures *c, LLVMTypeRef closure_t,
+                                 const char *name) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+  int n = c->n + 3;
+  LLVMTypeRef *params = xmalloc((size_t)n * sizeof *params);
+  params[0] = params[1] = i64;
+  for (int i = 0; i <= c->n; i++) params[2 + i] = LLVMStructGetTypeAtIndex(closure_t, (unsigned)i);
+  LLVMValueRef fn = LLVMAddFunction(
+      cg->mod, name, LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), params, (unsigned)n, 0));
+  free(params);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  FuncState st = enter_function(cg, fn);
+  bool was_parallel = cg->in_parallel;
+  cg->in_parallel = true;
+  for (int i = 0; i < c->n; i++) {
+    LLVMValueRef p = LLVMGetParam(fn, (unsigned)(2 + i));
+    if (LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind) cg_buffer_param(cg, fn, 2 + i);
+    cg_bind(cg, c->vars[i], p);
+  }
+  DType t = s->u.for_.var->dtype;
+  LLVMTypeRef vt = cg_type(cg, t);
+  LLVMValueRef min = LLVMGetParam(fn, (unsigned)(2 + c->n));
+  LLVMValueRef lo =
+      LLVMBuildAdd(cg->b, min, LLVMBuildIntCast2(cg->b, LLVMGetParam(fn, 0), vt, 1, ""), "");
+  LLVMValueRef hi =
+      LLVMBuildAdd(cg->b, min, LLVMBuildIntCast2(cg->b, LLVMGetParam(fn, 1), vt, 1, ""), "");
+  serial_loop(cg, s->u.for_.var, lo, LLVMBuildSub(cg->b, hi, lo, ""), s->u.for_.body);
+  LLVMBuildRet(cg->b, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0));
+  cg->in_parallel = was_parallel;
+  leave_function(cg, st);
+  return fn;
+}
+
+/* i32 NAME.parallel.K(i64 begin, i64 end, ptr closure), what rt_parallel_for calls: the body
+ * with the closure's fields (the captured values, then the loop's min) as arguments. */
+static LLVMValueRef outline(Cg *cg, const Stmt *s, Captures *c, LLVMTypeRef closure_t) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  StrBuf name = STRBUF_INIT;
+  sb_printf(&name, "%s.parallel.%d", cg->name, cg->nparallel++);
+  LLVMTypeRef params[3] = {i64, i64, ptr};
+  LLVMValueRef fn = LLVMAddFunction(
+      cg->mod, sb_cstr(&name), LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), params, 3, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  sb_puts(&name, ".body");
+  LLVMValueRef body = outline_body(cg, s, c, closure_t, sb_cstr(&name));
+  sb_free(&name);
+  FuncState st = enter_function(cg, fn);
+  int n = c->n + 3;
+  LLVMValueRef *args = xmalloc((size_t)n * sizeof *args);
+  args[0] = LLVMGetParam(fn, 0), args[1] = LLVMGetParam(fn, 1);
+  for (int i = 0; i <= c->n; i++) {
+    LLVMValueRef p = LLVMBuildStructGEP2(cg->b, closure_t, LLVMGetParam(fn, 2), (unsigned)i, "");
+    args[2 + i] = LLVMBuildLoad2(cg->b, LLVMStructGetTypeAtIndex(closure_t, (unsigned)i), p, "");
+  }
+  LLVMBuildRet(cg->b,
+               LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(body), body, args, (unsigned)n, ""));
+  free(args);
+  leave_function(cg, st);
+  return fn;
+}
+
+static void parallel_loop(Cg *cg, const Stmt *s, LLVMValueRef min, LLVMValueRef extent) {
+  Captures c = {{capture_expr, capture_stmt}, cg, NULL, 0, 0};
+  ir_visit_stmt(&c.v, s->u.for_.body);
+  LLVMTypeRef *fields = xmalloc((size_t)(c.n + 1) * sizeof *fields);
+  for (int i = 0; i < c.n; i++) fields[i] = LLVMTypeOf(cg_lookup(cg, c.vars[i]));
+  fields[c.n] = LLVMTypeOf(min);
+  LLVMTypeRef closure_t = LLVMStructTypeInContext(cg->ctx, fields, (unsigned)c.n + 1, 0);
+  LLVMValueRef closure = cg_entry_alloca(cg, closure_t, 1, 8);
+  for (int i = 0; i <= c.n; i++) {
+    LLVMValueRef v = i < c.n ? cg_lookup(cg, c.vars[i]) : min;
+    LLVMBuildStore(cg->b, v, LLVMBuildStructGEP2(cg->b, closure_t, closure, (unsigned)i, ""));
+  }
+  LLVMValueRef fn = outline(cg, s, &c, closure_t);
+  free(fields);
+  free(c.vars);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMTypeRef params[3] = {i64, ptr, ptr};
+  LLVMValueRef args[3] = {cg_to_i64(cg, extent, s->u.for_.var->dtype), fn, closure};
+  LLVMValueRef rc =
+      cg_call_named(cg, "rt_parallel_for", LLVMFunctionType(i32, params, 3, 0), args, 3);
+  LLVMBasicBlockRef fail = new_block(cg, "parallel.fail"), ok = new_block(cg, "parallel.ok");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, rc, LLVMConstNull(i32), ""), fail, ok);
+  LLVMPositionBuilderAtEnd(cg->b, fail);
+  cg_return_code(cg, rc);
+  LLVMPositionBuilderAtEnd(cg->b, ok);
+}
+
+static void for_loop(Cg *cg, const Stmt *s) {
+  LLVMValueRef min = cg_expr(cg, s->u.for_.min), extent = cg_expr(cg, s->u.for_.extent);
+  switch (s->u.for_.fkind) {
+  case FOR_SERIAL:
+  case FOR_VECTORIZED: /* one that tir.VectorizeLoop left (no constant extent) runs serially */
+    serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+    return;
+  case FOR_UNROLLED:
+    if (!unrolled_loop(cg, s, min)) serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+    return;
+  case FOR_PARALLEL:
+    if (cg->in_parallel)
+      serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+    else
+      parallel_loop(cg, s, min, extent);
+    return;
+  case FOR_THREAD_BINDING:
+    cg_fail(cg, "not supported yet: loop '%s' is bound to %s, which needs a GPU target (cuda)",
+            s->u.for_.var->name, s->u.for_.thread_tag ? s->u.for_.thread_tag : "a thread");
+    return;
+  }
+  TES_UNREACHABLE();
+}
+
+/* ---- other statements ---- */
+
+static void if_stmt(Cg *cg, const Stmt *s) {
+  if (s->u.if_.cond->dtype.lanes != 1) {
+    cg_fail(cg, "not supported yet: an if statement on a vector condition");
+    return;
+  }
+  LLVMValueRef cond = cg_expr(cg, s->u.if_.cond);
+  LLVMBasicBlockRef then_bb = new_block(cg, "if.then"), end = new_block(cg, "if.end");
+  LLVMBasicBlockRef else_bb = s->u.if_.orelse ? new_block(cg, "if.else") : end;
+  LLVMBuildCondBr(cg->b, cond, then_bb, else_bb);
+  LLVMPositionBuilderAtEnd(cg->b, then_bb);
+  cg_stmt(cg, s->u.if_.then);
+  LLVMBuildBr(cg->b, end);
+  if (s->u.if_.orelse) {
+    LLVMPositionBuilderAtEnd(cg->b, else_bb);
+    cg_stmt(cg, s->u.if_.orelse);
+    LLVMBuildBr(cg->b, end);
+  }
+  LLVMPositionBuilderAtEnd(cg->b, end);
+}
+
+static bool cpu_scope(const char *scope) {
+  return !scope || !*scope || strcmp(scope, "global") == 0 || strcmp(scope, "shared") == 0 ||
+         strcmp(scope, "local") == 0 || strcmp(scope, "warp") == 0;
+}
+
+/* The element count when every extent is a constant, else -1. */
+static int64_t constant_count(const Stmt *s) {
+  int64_t n = s->u.alloc.dtype.lanes, e;
+  for (int i = 0; i < s->u.alloc.ndim; i++) {
+    if (!ir_as_int(s->u.alloc.extents[i], &e) || e < 0 || (e && n > INT64_MAX / e)) return -1;
+    n *= e;
+  }
+  return n;
+}
+
+static LLVMValueRef heap_alloc(Cg *cg, const Stmt *s, uint64_t elem_bytes) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMValueRef bytes = LLVMConstInt(i64, elem_bytes * s->u.alloc.dtype.lanes, 0);
+  for (int i = 0; i < s->u.alloc.ndim; i++) {
+    const Expr *x = s->u.alloc.extents[i];
+    bytes = LLVMBuildMul(cg->b, bytes, cg_to_i64(cg, cg_expr(cg, x), x->dtype), "");
+  }
+  /* aligned_alloc wants a multiple of the alignment, and never 0 */
+  LLVMValueRef mask = LLVMConstInt(i64, HEAP_ALIGN - 1, 0);
+  bytes = LLVMBuildAnd(cg->b, LLVMBuildAdd(cg->b, bytes, LLVMConstInt(i64, HEAP_ALIGN, 0), ""),
+                       LLVMBuildNot(cg->b, mask, ""), "");
+  LLVMTypeRef params[2] = {i64, i64};
+  LLVMValueRef args[2] = {LLVMConstInt(i64, HEAP_ALIGN, 0), bytes};
+  LLVMValueRef p = cg_call_named(cg, "aligned_alloc", LLVMFunctionType(ptr, params, 2, 0), args, 2);
+  LLVMBasicBlockRef fail = new_block(cg, "alloc.fail"), ok = new_block(cg, "alloc.ok");
+  LLVMBuildCondBr(cg->b, LLVMBuildIsNull(cg->b, p, ""), fail, ok);
+  LLVMPositionBuilderAtEnd(cg->b, fail);
+  cg_return_code(
+      cg, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)CG_LLVM_ERR_NOMEM, 1));
+  LLVMPositionBuilderAtEnd(cg->b, ok);
+  return p;
+}
+
+static void heap_free(Cg *cg, LLVMValueRef p) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  cg_call_named(cg, "free", LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), &ptr, 1, 0), &p, 1);
+}
+
+static void allocate(Cg *cg, const Stmt *s) {
+  if (!cpu_scope(s->u.alloc.scope)) {
+    cg_fail(cg, "not supported yet: buffer '%s' in scope '%s' on the llvm target",
+            s->u.alloc.buffer_var->name, s->u.alloc.scope);
+    return;
+  }
+  LLVMTypeRef elem = cg_mem_type(cg, s->u.alloc.dtype);
+  uint64_t elem_bytes = LLVMABISizeOfType(cg->td, elem);
+  int64_t count = constant_count(s);
+  LLVMValueRef p;
+  bool on_heap = count < 0 || count == 0 || (uint64_t)count > STACK_ALLOC_MAX / elem_bytes;
+  if (!on_heap) {
+    p = cg_entry_alloca(cg, elem, (unsigned)count, HEAP_ALIGN);
+  } else {
+    p = heap_alloc(cg, s, elem_bytes);
+    if (cg->nheap == cg->capheap) {
+      cg->capheap = cg->capheap ? 2 * cg->capheap : 8;
+      cg->heap = xrealloc(cg->heap, (size_t)cg->capheap * sizeof *cg->heap);
+    }
+    cg->heap[cg->nheap++] = p;
+  }
+  cg_bind(cg, s->u.alloc.buffer_var, p);
+  cg_stmt(cg, s->u.alloc.body);
+  cg_unbind(cg, 1);
+  if (on_heap) {
+    cg->nheap--;
+    heap_free(cg, p);
+  }
+}
+
+static void attr(Cg *cg, const Stmt *s) {
+  const char *key = s->u.attr.key;
+  if (strcmp(key, "thread_extent") == 0 || strcmp(key, "virtual_thread") == 0 ||
+      strncmp(key, "coproc", 6) == 0) {
+    const char *what = "";
+    if (s->u.attr.nkind == ATTR_NODE_ITERVAR) {
+      const IterVar *iv = s->u.attr.node;
+      what = iv->thread_tag ? iv->thread_tag : iv->var->name;
+    }
+    cg_fail(cg, "not supported yet: attr \"%s\"%s%s on the llvm target (a GPU or VTA schedule)",
+            key, *what ? " of " : "", what);
+    return;
+  }
+  cg_stmt(cg, s->u.attr.body); /* pragmas, storage and double-buffer marks: nothing to do */
+}
+
+static void assert_stmt(Cg *cg, const Stmt *s) {
+  const Expr *msg = s->u.assert_.msg;
+  const char *text = msg && msg->kind == EXPR_STR ? msg->u.str : "assertion failed";
+  cg->messages = xrealloc(cg->messages, (size_t)(cg->nmessages + 1) * sizeof *cg->messages);
+  cg->messages[cg->nmessages++] = xstrdup(text);
+  LLVMValueRef cond = cg_expr(cg, s->u.assert_.cond);
+  LLVMBasicBlockRef fail = new_block(cg, "assert.fail"), ok = new_block(cg, "assert.ok");
+  LLVMBuildCondBr(cg->b, cond, ok, fail);
+  LLVMPositionBuilderAtEnd(cg->b, fail);
+  cg_return_code(
+      cg, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)cg->nmessages, 0));
+  LLVMPositionBuilderAtEnd(cg->b, ok);
+  cg_stmt(cg, s->u.assert_.body);
+}
+
+static void unflattened(Cg *cg, const Stmt *s) {
+  cg_fail(cg, "not supported yet: %s statement left by lowering on the llvm target",
+          ir_stmt_kind_names[s->kind]);
+}
+
+void cg_stmt(Cg *cg, const Stmt *s) {
+  if (!s) return;
+  switch (s->kind) {
+  case STMT_FOR:
+    for_loop(cg, s);
+    return;
+  case STMT_IF:
+    if_stmt(cg, s);
+    return;
+  case STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) cg_stmt(cg, s->u.seq.items[i]);
+    return;
+  case STMT_STORE:
+    cg_store(cg, s);
+    return;
+  case STMT_PROVIDE:
+  case STMT_REALIZE:
+    unflattened(cg, s);
+    return;
+  case STMT_ALLOCATE:
+    allocate(cg, s);
+    return;
+  case STMT_ATTR:
+    attr(cg, s);
+    return;
+  case STMT_LET:
+    cg_bind(cg, s->u.let.var, cg_expr(cg, s->u.let.value));
+    cg_stmt(cg, s->u.let.body);
+    cg_unbind(cg, 1);
+    return;
+  case STMT_ASSERT:
+    assert_stmt(cg, s);
+    return;
+  case STMT_EVALUATE:
+    cg_expr(cg, s->u.eval.value);
+    return;
+  case STMT_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}

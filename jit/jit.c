@@ -1,0 +1,315 @@
+/* jit.c: the process's ORC LLJIT session and the JITDylibs of loaded objects. The session
+ * starts on the first load and lives until the process ends. A JITDylib, once its object is
+ * unloaded, is cleared and kept for the next load (ORC's C API cannot remove one), so a REPL
+ * that builds in a loop holds as many as it has modules alive, not as many as it has built.
+ * Every LLVM error comes back as its message. jit_export_shared, at the end, makes a shared
+ * object of an object file with the system's C compiler instead. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+
+#include "ir/support.h"
+#include "jit/jit.h"
+#include "jit/runtime.h"
+
+struct JitLib {
+  LLVMOrcJITDylibRef jd;
+};
+
+static struct {
+  pthread_once_t once;
+  pthread_mutex_t lock;
+  LLVMOrcLLJITRef jit;
+  char *start_error; /* why the session could not start */
+  LLVMOrcJITDylibRef *spare;
+  int nspare, capspare;
+  int ndylibs;    /* made so far, for unique names */
+  char *reported; /* what ORC reported during the current lookup (the real cause of its error) */
+} S = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static char *take_error(LLVMErrorRef e) {
+  char *msg = LLVMGetErrorMessage(e);
+  char *copy = xstrdup(msg);
+  LLVMDisposeErrorMessage(msg);
+  return copy;
+}
+
+static char *with_prefix(const char *prefix, char *msg) {
+  size_t n = strlen(prefix) + strlen(msg) + 1;
+  char *s = xmalloc(n);
+  snprintf(s, n, "%s%s", prefix, msg);
+  free(msg);
+  return s;
+}
+
+/* ORC reports why materialising failed here (an unresolved symbol) and gives the lookup only
+ * "Failed to materialize symbols", so the lookup's message gets this one. Runs on the looking
+ * up thread, which holds S.lock. */
+static void report(void *ctx, LLVMErrorRef e) {
+  (void)ctx;
+  char *msg = take_error(e);
+  if (S.reported)
+    free(msg);
+  else
+    S.reported = msg;
+}
+
+static void start_session(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  LLVMErrorRef e = LLVMOrcCreateLLJIT(&S.jit, LLVMOrcCreateLLJITBuilder());
+  if (e) {
+    S.start_error = with_prefix("cannot start the LLVM JIT: ", take_error(e));
+    S.jit = NULL;
+    return;
+  }
+  LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(S.jit), report, NULL);
+}
+
+/* The runtime's functions, which the process need not export for dlsym to see them. */
+static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
+  static const struct {
+    const char *name;
+    void *addr;
+  } fns[] = {{"rt_parallel_for", (void *)rt_parallel_for}};
+  enum { N = sizeof fns / sizeof *fns };
+  LLVMOrcCSymbolMapPair syms[N];
+  for (int i = 0; i < N; i++) {
+    syms[i].Name = LLVMOrcLLJITMangleAndIntern(S.jit, fns[i].name);
+    syms[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)fns[i].addr;
+    syms[i].Sym.Flags.GenericFlags =
+        LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    syms[i].Sym.Flags.TargetFlags = 0;
+  }
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, N);
+  LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, mu);
+  if (e) LLVMOrcDisposeMaterializationUnit(mu);
+  return e;
+}
+
+/* A spare JITDylib, or a new one that sees the process's libraries. Called with S.lock. */
+static LLVMOrcJITDylibRef get_dylib(char **err) {
+  if (S.nspare) return S.spare[--S.nspare];
+  char name[32];
+  snprintf(name, sizeof name, "tes.module.%d", S.ndylibs++);
+  LLVMOrcJITDylibRef jd =
+      LLVMOrcExecutionSessionCreateBareJITDylib(LLVMOrcLLJITGetExecutionSession(S.jit), name);
+  LLVMOrcDefinitionGeneratorRef gen;
+  LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+      &gen, LLVMOrcLLJITGetGlobalPrefix(S.jit), NULL, NULL);
+  if (e) {
+    *err = with_prefix("cannot search the process's symbols: ", take_error(e));
+    return NULL; /* the JITDylib stays unused in the session: ORC cannot remove it */
+  }
+  LLVMOrcJITDylibAddGenerator(jd, gen);
+  return jd;
+}
+
+static void put_dylib(LLVMOrcJITDylibRef jd) {
+  if (S.nspare == S.capspare) {
+    S.capspare = S.capspare ? 2 * S.capspare : 8;
+    S.spare = xrealloc(S.spare, (size_t)S.capspare * sizeof *S.spare);
+  }
+  S.spare[S.nspare++] = jd;
+}
+
+JitLib *jit_load_object(const void *obj, size_t len, char **err) {
+  pthread_once(&S.once, start_session);
+  if (!S.jit) {
+    *err = xstrdup(S.start_error);
+    return NULL;
+  }
+  pthread_mutex_lock(&S.lock);
+  LLVMOrcJITDylibRef jd = get_dylib(err);
+  LLVMErrorRef e = NULL;
+  if (jd && !(e = define_runtime(jd))) {
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, "tes-module");
+    e = LLVMOrcLLJITAddObjectFile(S.jit, jd, buf);
+  }
+  if (e) {
+    *err = with_prefix("cannot load the compiled module: ", take_error(e));
+    LLVMErrorRef ce = LLVMOrcJITDylibClear(jd);
+    if (ce) LLVMConsumeError(ce);
+    put_dylib(jd);
+    jd = NULL;
+  }
+  pthread_mutex_unlock(&S.lock);
+  if (!jd) return NULL;
+  JitLib *lib = xmalloc(sizeof *lib);
+  lib->jd = jd;
+  return lib;
+}
+
+typedef struct Lookup {
+  int done;
+  LLVMOrcJITTargetAddress addr;
+  char *err;
+} Lookup;
+
+static void lookup_done(LLVMErrorRef e, LLVMOrcCSymbolMapPairs result, size_t n, void *ctx) {
+  Lookup *l = ctx;
+  l->done = 1;
+  if (e)
+    l->err = take_error(e);
+  else if (n >= 1)
+    l->addr = result[0].Sym.Address;
+}
+
+void *jit_lookup(JitLib *lib, const char *name, char **err) {
+  LLVMOrcCJITDylibSearchOrderElement order = {lib->jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols};
+  LLVMOrcCLookupSetElement sym = {LLVMOrcLLJITMangleAndIntern(S.jit, name),
+                                  LLVMOrcSymbolLookupFlagsRequiredSymbol};
+  Lookup l = {0};
+  pthread_mutex_lock(&S.lock);
+  /* The session runs its tasks on the calling thread (no compile threads), so the result is
+   * in before the call returns. */
+  LLVMOrcExecutionSessionLookup(LLVMOrcLLJITGetExecutionSession(S.jit), LLVMOrcLookupKindStatic,
+                                &order, 1, &sym, 1, lookup_done, &l);
+  char *cause = S.reported;
+  S.reported = NULL;
+  pthread_mutex_unlock(&S.lock);
+  if (cause && l.err) {
+    free(l.err);
+    l.err = cause;
+  } else {
+    free(cause);
+  }
+  TES_ASSERT(l.done, "ORC lookup of %s did not finish on the calling thread", name);
+  if (l.err) {
+    *err = with_prefix("cannot link the compiled module: ", l.err);
+    return NULL;
+  }
+  if (!l.addr) {
+    *err = with_prefix("symbol not found: ", xstrdup(name));
+    return NULL;
+  }
+  return (void *)(uintptr_t)l.addr;
+}
+
+void jit_unload(JitLib *lib) {
+  if (!lib) return;
+  pthread_mutex_lock(&S.lock);
+  LLVMErrorRef e = LLVMOrcJITDylibClear(lib->jd);
+  if (e) LLVMConsumeError(e);
+  put_dylib(lib->jd);
+  pthread_mutex_unlock(&S.lock);
+  free(lib);
+}
+
+/* ---- shared objects ---- */
+
+typedef struct Scratch {
+  char dir[256];
+  char obj[300], rt_c[300], rt_dir[300], rt_h[300], log[300];
+} Scratch;
+
+static bool write_all(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(data, 1, len, f) == len;
+  return fclose(f) == 0 && ok;
+}
+
+static bool make_scratch(Scratch *sc, const void *obj, size_t len, char **err) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(sc->dir, sizeof sc->dir, "%s/tes-export-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(sc->dir)) {
+    *err = with_prefix("export: cannot make a scratch directory: ", xstrdup(strerror(errno)));
+    return false;
+  }
+  snprintf(sc->obj, sizeof sc->obj, "%s/module.o", sc->dir);
+  snprintf(sc->rt_c, sizeof sc->rt_c, "%s/runtime.c", sc->dir);
+  snprintf(sc->rt_dir, sizeof sc->rt_dir, "%s/jit", sc->dir);
+  snprintf(sc->rt_h, sizeof sc->rt_h, "%s/jit/runtime.h", sc->dir);
+  snprintf(sc->log, sizeof sc->log, "%s/cc.log", sc->dir);
+  if (write_all(sc->obj, obj, len) && write_all(sc->rt_c, rt_source_c, strlen(rt_source_c)) &&
+      mkdir(sc->rt_dir, 0700) == 0 && write_all(sc->rt_h, rt_source_h, strlen(rt_source_h)))
+    return true;
+  *err = with_prefix("export: cannot write the scratch files: ", xstrdup(strerror(errno)));
+  return false;
+}
+
+static void remove_scratch(Scratch *sc) {
+  const char *files[] = {sc->obj, sc->rt_c, sc->rt_h, sc->log};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) unlink(files[i]);
+  rmdir(sc->rt_dir);
+  rmdir(sc->dir);
+}
+
+/* The compiler's output, for the error message. */
+static char *read_log(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char buf[2048];
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) n--;
+  buf[n] = 0;
+  return xstrdup(buf);
+}
+
+/* Runs argv with its output in log; the exit status, or -1 when it could not run. */
+static int run_logged(char *const *argv, const char *log) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+    execvp(argv[0], argv);
+    dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool jit_export_shared(const char *path, const void *obj, size_t len, char **err) {
+  Scratch sc;
+  if (!make_scratch(&sc, obj, len, err)) {
+    remove_scratch(&sc);
+    return false;
+  }
+  const char *cc = getenv("CC");
+  char inc[310];
+  snprintf(inc, sizeof inc, "-I%s", sc.dir);
+  /* the runtime's symbols stay inside the object: two exported libraries never clash */
+  /* -z defs: a symbol nothing defines fails here, not when a program loads the library */
+  char *argv[] = {(char *)(cc && *cc ? cc : "cc"),
+                  "-shared",
+                  "-fPIC",
+                  "-O2",
+                  "-D_GNU_SOURCE",
+                  "-fvisibility=hidden",
+                  inc,
+                  "-o",
+                  (char *)path,
+                  sc.obj,
+                  sc.rt_c,
+                  "-Wl,-z,defs",
+                  "-lpthread",
+                  "-lm",
+                  NULL};
+  int status = run_logged(argv, sc.log);
+  bool ok = status == 0;
+  if (!ok) {
+    char *log = read_log(sc.log);
+    *err = with_prefix(status < 0 ? "export: cannot run the C compiler: "
+                                  : "export: the C compiler failed: ",
+                       log);
+  }
+  remove_scratch(&sc);
+  return ok;
+}

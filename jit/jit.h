@@ -1,0 +1,29 @@
+/* jit.h: running generated CPU code in this process through LLVM's ORC LLJIT. One JIT session
+ * serves the whole process; each loaded object gets a JITDylib of its own, so two modules may
+ * define the same names (a REPL rebuilding "default_function" while the old module is still
+ * held), and unloading one frees its code and recycles its JITDylib. An object's undefined
+ * symbols resolve to the runtime (jit/runtime.h) and to the libraries of the process (libc,
+ * libm). Nothing here includes LLVM in its interface. */
+#ifndef TES_JIT_JIT_H
+#define TES_JIT_JIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct JitLib JitLib;
+
+/* Links an ELF object file for the host (backends/llvm's cg_llvm_object) into the process.
+ * NULL with *err (malloc'd: LLVM's own words) when the JIT cannot start or the object is bad. */
+JitLib *jit_load_object(const void *obj, size_t len, char **err);
+/* The address of a symbol the object defines; the object is linked on the first lookup, so an
+ * unresolved symbol shows here: NULL with *err (malloc'd). */
+void *jit_lookup(JitLib *lib, const char *name, char **err);
+/* Frees the object's code; addresses looked up in it are dead after. NULL is fine. */
+void jit_unload(JitLib *lib);
+
+/* A shared object at path from an object file: the system C compiler ($CC, else cc) links it
+ * with the runtime's source (jit/runtime.h), so its parallel loops run on a thread pool of
+ * their own. false with *err (malloc'd: the compiler's own words) on failure. */
+bool jit_export_shared(const char *path, const void *obj, size_t len, char **err);
+
+#endif

@@ -1,0 +1,130 @@
+/* runtime.c: the thread pool of parallel loops (SPEC §9: sized to the machine, TES_NUM_THREADS
+ * overrides). Workers start with the first parallel loop and then sleep on a condition
+ * variable between loops. A loop is split into at most one chunk per thread, chunks handed out
+ * through an atomic counter so that a thread that is late to wake leaves its share to the
+ * others; the caller works too, then waits until every worker has finished with the job, since
+ * the closure lives on the caller's stack. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "jit/runtime.h"
+
+typedef struct Job {
+  RtParallelBody body;
+  void *closure;
+  int64_t n, chunk;
+  int nchunks;
+  atomic_int next; /* the next chunk to hand out */
+  atomic_int rc;   /* the first nonzero code */
+} Job;
+
+static struct {
+  pthread_once_t once;
+  pthread_mutex_t lock; /* guards generation, done, job fields */
+  pthread_cond_t wake, finished;
+  pthread_mutex_t busy;   /* held by the thread running a job */
+  int nthreads, nworkers; /* workers are the threads besides the caller */
+  uint64_t generation;    /* bumped for every job */
+  int done;               /* workers that finished the current job */
+  Job job;
+} pool = {.once = PTHREAD_ONCE_INIT,
+          .lock = PTHREAD_MUTEX_INITIALIZER,
+          .wake = PTHREAD_COND_INITIALIZER,
+          .finished = PTHREAD_COND_INITIALIZER,
+          .busy = PTHREAD_MUTEX_INITIALIZER};
+
+/* Set on pool threads and while the caller runs chunks: a parallel loop inside runs serially. */
+static _Thread_local int in_chunk;
+
+static int cpu_count(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+static int configured_threads(void) {
+  const char *env = getenv("TES_NUM_THREADS");
+  if (env && *env) {
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (!*end && n > 0 && n <= 1024) return (int)n;
+  }
+  return cpu_count();
+}
+
+static void run_chunks(Job *job) {
+  int k;
+  while ((k = atomic_fetch_add(&job->next, 1)) < job->nchunks) {
+    int64_t begin = (int64_t)k * job->chunk;
+    int64_t end = begin + job->chunk < job->n ? begin + job->chunk : job->n;
+    int32_t rc = job->body(begin, end, job->closure);
+    int zero = 0;
+    if (rc) atomic_compare_exchange_strong(&job->rc, &zero, rc);
+  }
+}
+
+static void *worker(void *arg) {
+  (void)arg;
+  in_chunk = 1;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&pool.lock);
+  for (;;) {
+    while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+    seen = pool.generation;
+    pthread_mutex_unlock(&pool.lock);
+    run_chunks(&pool.job);
+    pthread_mutex_lock(&pool.lock);
+    if (++pool.done == pool.nworkers) pthread_cond_signal(&pool.finished);
+  }
+  return NULL;
+}
+
+static void start_pool(void) {
+  pool.nthreads = configured_threads();
+  for (int i = 1; i < pool.nthreads; i++) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, worker, NULL) == 0) pool.nworkers++;
+    pthread_attr_destroy(&attr);
+  }
+}
+
+int rt_num_threads(void) {
+  pthread_once(&pool.once, start_pool);
+  return pool.nthreads;
+}
+
+int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
+  if (n <= 0) return 0;
+  pthread_once(&pool.once, start_pool);
+  if (in_chunk || pool.nworkers == 0 || n == 1 || pthread_mutex_trylock(&pool.busy) != 0)
+    return body(0, n, closure);
+  int nchunks = n < pool.nworkers + 1 ? (int)n : pool.nworkers + 1;
+  pthread_mutex_lock(&pool.lock);
+  pool.job.body = body;
+  pool.job.closure = closure;
+  pool.job.n = n;
+  pool.job.chunk = (n + nchunks - 1) / nchunks;
+  pool.job.nchunks = (int)((n + pool.job.chunk - 1) / pool.job.chunk);
+  atomic_store(&pool.job.next, 0);
+  atomic_store(&pool.job.rc, 0);
+  pool.done = 0;
+  pool.generation++;
+  pthread_cond_broadcast(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  in_chunk = 1;
+  run_chunks(&pool.job);
+  in_chunk = 0;
+  pthread_mutex_lock(&pool.lock);
+  while (pool.done < pool.nworkers) pthread_cond_wait(&pool.finished, &pool.lock);
+  int32_t rc = atomic_load(&pool.job.rc);
+  pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&pool.busy);
+  return rc;
+}
