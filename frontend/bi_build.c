@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "backends/c/codegen_c.h"
-#include "backends/llvm/codegen_llvm.h"
 #include "frontend/bi_build.h"
 #include "frontend/bi_ndarray.h"
 #include "frontend/bi_pass.h"
@@ -23,7 +22,7 @@
 #include "frontend/interp.h"
 #include "frontend/modules_impl.h"
 #include "ir/printer.h"
-#include "jit/jit.h"
+#include "jit/llvm_plugin.h"
 
 static bool is(Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
 
@@ -397,10 +396,14 @@ typedef struct Built {
   int32_t (*packed)(void **); /* NULL: built for another machine (get_source only) */
 } Built;
 
+/* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code
+ * or a lib was made after it. */
+static const TesLlvm *llvm;
+
 static void built_free(void *p) {
   Built *m = p;
-  jit_unload(m->lib);
-  cg_llvm_free(m->code);
+  if (m->lib) llvm->unload(m->lib);
+  if (m->code) llvm->free(m->code);
   free(m->c_source);
   free(m->shape);
   free(m->name);
@@ -595,7 +598,7 @@ static int run(Interp *I, const Built *m, Args *a) {
   int32_t rc = m->packed(a->slots);
   if (rc == 0) return 0;
   char buf[64];
-  interp_raise(I, EXC_RuntimeError, "%s: %s", m->name, cg_llvm_error_message(m->code, rc, buf));
+  interp_raise(I, EXC_RuntimeError, "%s: %s", m->name, llvm->error_message(m->code, rc, buf));
   return -1;
 }
 
@@ -637,9 +640,9 @@ char *bi_build_source(Value *module, const char *fmt, char **err) {
   if (!m->code) {
     if (!*fmt || strcmp(fmt, "c") == 0) return xstrdup(m->c_source);
   } else if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0) {
-    return xstrdup(cg_llvm_ir_text(m->code));
+    return xstrdup(llvm->ir_text(m->code));
   } else if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
-    return cg_llvm_asm_text(m->code, err);
+    return llvm->asm_text(m->code, err);
   }
   *err = xstrdup(m->code ? "no such source (ll, asm)" : "a c module has only 'c' source");
   return NULL;
@@ -656,9 +659,9 @@ static Value *m_get_source(Interp *I, Value *self, Value **a) {
                         fmt);
   }
   if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0)
-    return val_cstr(cg_llvm_ir_text(m->code));
+    return val_cstr(llvm->ir_text(m->code));
   if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
-    char *err = NULL, *text = cg_llvm_asm_text(m->code, &err);
+    char *err = NULL, *text = llvm->asm_text(m->code, &err);
     return text ? val_str_take(text, strlen(text)) : llvm_error(I, EXC_RuntimeError, err);
   }
   return interp_raise(I, EXC_ValueError, "get_source: unknown format '%s' (ll, asm)", fmt);
@@ -696,12 +699,12 @@ static Value *m_save(Interp *I, Value *self, Value **a) {
       return interp_raise(I, EXC_ValueError, "save: a c module saves as c, not '%s'", fmt);
     rc = write_file(I, path, m->c_source, strlen(m->c_source));
   } else if (strcmp(fmt, "ll") == 0) {
-    rc = write_file(I, path, cg_llvm_ir_text(m->code), strlen(cg_llvm_ir_text(m->code)));
+    rc = write_file(I, path, llvm->ir_text(m->code), strlen(llvm->ir_text(m->code)));
   } else if (strcmp(fmt, "s") == 0 || strcmp(fmt, "asm") == 0) {
-    if (!(data = cg_llvm_asm_text(m->code, &err))) return llvm_error(I, EXC_RuntimeError, err);
+    if (!(data = llvm->asm_text(m->code, &err))) return llvm_error(I, EXC_RuntimeError, err);
     rc = write_file(I, path, data, strlen(data));
   } else if (strcmp(fmt, "o") == 0 || strcmp(fmt, "obj") == 0) {
-    if (!cg_llvm_object(m->code, (void **)&data, &len, &err))
+    if (!llvm->object(m->code, (void **)&data, &len, &err))
       return llvm_error(I, EXC_RuntimeError, err);
     rc = write_file(I, path, data, len);
   } else {
@@ -731,13 +734,13 @@ static Value *m_export_library(Interp *I, Value *self, Value **a) {
   if ((a[1] && a[1]->kind != VAL_NONE) || (a[2] && a[2]->kind != VAL_NONE))
     return interp_raise(I, EXC_RuntimeError,
                         "not supported yet: export_library with fcompile or options");
-  char *err = NULL, *header = cg_llvm_c_header(m->code, m->f, &err);
+  char *err = NULL, *header = llvm->c_header(m->code, m->f, &err);
   if (!header) return llvm_error(I, EXC_RuntimeError, err);
   void *obj = NULL;
   size_t len;
   char *hpath = header_path(path);
   int rc = -1;
-  if (!cg_llvm_object(m->code, &obj, &len, &err) || !jit_export_shared(path, obj, len, &err))
+  if (!llvm->object(m->code, &obj, &len, &err) || !llvm->export_shared(path, obj, len, &err))
     llvm_error(I, EXC_RuntimeError, err);
   else
     rc = write_file(I, hpath, header, strlen(header));
@@ -1056,21 +1059,21 @@ static Value *build_c(Interp *I, const LoweredFunc *f, const char *target) {
 /* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. */
 static Value *build_llvm(Interp *I, const LoweredFunc *f, const char *target) {
   char *err = NULL;
-  CgLlvmCode *code = cg_llvm_build(f, target, &err);
+  CgLlvmCode *code = llvm->build(f, target, &err);
   if (!code) return build_error(I, err);
   Built *m = new_built(f, target);
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
-  if (!cg_llvm_runs_here(code)) return mod;
+  if (!llvm->runs_here(code)) return mod;
   void *obj;
   size_t len;
-  if (!cg_llvm_object(code, &obj, &len, &err)) goto fail;
-  m->lib = jit_load_object(obj, len, &err);
+  if (!llvm->object(code, &obj, &len, &err)) goto fail;
+  m->lib = llvm->load_object(obj, len, &err);
   free(obj);
   if (!m->lib) goto fail;
   StrBuf sym = STRBUF_INIT;
   sb_printf(&sym, "%s_packed", f->name);
-  m->packed = (int32_t(*)(void **))jit_lookup(m->lib, sb_cstr(&sym), &err);
+  m->packed = (int32_t(*)(void **))llvm->lookup(m->lib, sb_cstr(&sym), &err);
   sb_free(&sym);
   if (m->packed) return mod;
 fail:
@@ -1106,7 +1109,8 @@ static Value *build_module(Interp *I, Value **a) {
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
   char *err = NULL;
-  if (!cg_llvm_target_check(target, &err)) return build_error(I, err);
+  if (!llvm && !(llvm = tes_llvm(&err))) return build_error(I, err);
+  if (!llvm->target_check(target, &err)) return build_error(I, err);
   const LoweredFunc *f = build_input(I, a, name);
   return f ? build_llvm(I, f, target) : NULL;
 }

@@ -36,8 +36,23 @@ static struct {
           .finished = PTHREAD_COND_INITIALIZER,
           .busy = PTHREAD_MUTEX_INITIALIZER};
 
-/* Set on pool threads and while the caller runs chunks: a parallel loop inside runs serially. */
-static _Thread_local int in_chunk;
+/* Set on pool threads and while the caller runs chunks: a parallel loop inside runs serially.
+ * A pthread key, not _Thread_local: in a dlopen'ed plugin that would be dynamic TLS, which
+ * LeakSanitizer's thread scan at exit cannot walk (it crashes). */
+static pthread_key_t in_chunk_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void make_key(void) { pthread_key_create(&in_chunk_key, NULL); }
+
+static int in_chunk(void) {
+  pthread_once(&key_once, make_key);
+  return pthread_getspecific(in_chunk_key) != NULL;
+}
+
+static void set_in_chunk(int on) {
+  pthread_once(&key_once, make_key);
+  pthread_setspecific(in_chunk_key, on ? &in_chunk_key : NULL);
+}
 
 static int cpu_count(void) {
   cpu_set_t set;
@@ -69,7 +84,7 @@ static void run_chunks(Job *job) {
 
 static void *worker(void *arg) {
   (void)arg;
-  in_chunk = 1;
+  set_in_chunk(1);
   uint64_t seen = 0;
   pthread_mutex_lock(&pool.lock);
   for (;;) {
@@ -103,7 +118,7 @@ int rt_num_threads(void) {
 int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   if (n <= 0) return 0;
   pthread_once(&pool.once, start_pool);
-  if (in_chunk || pool.nworkers == 0 || n == 1 || pthread_mutex_trylock(&pool.busy) != 0)
+  if (in_chunk() || pool.nworkers == 0 || n == 1 || pthread_mutex_trylock(&pool.busy) != 0)
     return body(0, n, closure);
   int nchunks = n < pool.nworkers + 1 ? (int)n : pool.nworkers + 1;
   pthread_mutex_lock(&pool.lock);
@@ -118,9 +133,9 @@ int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   pool.generation++;
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
-  in_chunk = 1;
+  set_in_chunk(1);
   run_chunks(&pool.job);
-  in_chunk = 0;
+  set_in_chunk(0);
   pthread_mutex_lock(&pool.lock);
   while (pool.done < pool.nworkers) pthread_cond_wait(&pool.finished, &pool.lock);
   int32_t rc = atomic_load(&pool.job.rc);

@@ -90,36 +90,6 @@ void cg_return_code(Cg *cg, LLVMValueRef code) {
 
 /* ---- the ABI ---- */
 
-typedef struct ShapeVars {
-  IrVisitor v;
-  Var **vars;
-  int n, cap;
-} ShapeVars;
-
-static void shape_var(IrVisitor *v, const Expr *e) {
-  ShapeVars *sv = (ShapeVars *)v;
-  if (e->kind != EXPR_VAR) {
-    ir_visit_children_expr(v, e);
-    return;
-  }
-  for (int i = 0; i < sv->n; i++)
-    if (sv->vars[i] == e->u.var) return;
-  if (sv->n == sv->cap) {
-    sv->cap = sv->cap ? 2 * sv->cap : 8;
-    sv->vars = xrealloc(sv->vars, (size_t)sv->cap * sizeof *sv->vars);
-  }
-  sv->vars[sv->n++] = e->u.var;
-}
-
-int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max) {
-  ShapeVars sv = {{shape_var, NULL}, NULL, 0, 0};
-  for (int i = 0; i < f->nparams; i++)
-    for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
-  for (int i = 0; i < sv.n && i < max; i++) out[i] = sv.vars[i];
-  free(sv.vars);
-  return sv.n;
-}
-
 static void add_attr(Cg *cg, LLVMValueRef fn, int index, const char *kind, uint64_t val) {
   unsigned k = LLVMGetEnumAttributeKindForName(kind, strlen(kind));
   LLVMAddAttributeAtIndex(fn, (LLVMAttributeIndex)index, LLVMCreateEnumAttribute(cg->ctx, k, val));
