@@ -12,6 +12,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "backends/c/codegen_c.h"
 #include "backends/llvm/codegen_llvm_impl.h"
 #include "ir/printer.h"
 
@@ -342,25 +343,8 @@ static bool c_identifier(const char *s) {
   return true;
 }
 
-/* C's name for an element type; float16 travels as its bits, bool as a byte. */
-static const char *c_type(DType t) {
-  static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
-  static const char *const uints[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
-  int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
-  switch ((DTypeCode)t.code) {
-  case DT_INT:
-    return ints[k];
-  case DT_UINT:
-    return uints[k];
-  case DT_FLOAT:
-    return t.bits == 16 ? "uint16_t" : t.bits == 32 ? "float" : "double";
-  case DT_BOOL:
-    return "uint8_t";
-  case DT_HANDLE:
-    return "void";
-  }
-  TES_UNREACHABLE();
-}
+/* C's name for an element type in the exported header (float16 as its bits, bool a byte). */
+static const char *c_type(DType t) { return cg_c_type_name(t, true); }
 
 /* A buffer's name as a C parameter: what is not a letter, digit or _ becomes _. */
 static void c_param_name(StrBuf *b, const LoweredFunc *f, int i) {

@@ -14,6 +14,12 @@ enum { M = 1024, N = 1024, K = 1024, BN = 32, KF = 4 };
 
 static float *A, *B, *C, *PB; /* PB: B packed as [N/BN][K][BN] */
 
+/* the reduction's init: C's 32 x 32 block at (mo, no) */
+static void zero_block(int mo, int no) {
+  for (int mi = 0; mi < BN; mi++)
+    for (int ni = 0; ni < BN; ni++) C[(mo * BN + mi) * N + no * BN + ni] = 0;
+}
+
 static void baseline(void) {
   for (int m = 0; m < M; m++)
     for (int n = 0; n < N; n++) {
@@ -27,8 +33,7 @@ static void baseline(void) {
 static void blocking(void) {
   for (int mo = 0; mo < M / BN; mo++)
     for (int no = 0; no < N / BN; no++) {
-      for (int mi = 0; mi < BN; mi++)
-        for (int ni = 0; ni < BN; ni++) C[(mo * BN + mi) * N + no * BN + ni] = 0;
+      zero_block(mo, no);
       for (int ko = 0; ko < K / KF; ko++)
         for (int ki = 0; ki < KF; ki++)
           for (int mi = 0; mi < BN; mi++)
@@ -43,8 +48,7 @@ static void blocking(void) {
 static void vectorize(void) {
   for (int mo = 0; mo < M / BN; mo++)
     for (int no = 0; no < N / BN; no++) {
-      for (int mi = 0; mi < BN; mi++)
-        for (int ni = 0; ni < BN; ni++) C[(mo * BN + mi) * N + no * BN + ni] = 0;
+      zero_block(mo, no);
       for (int ko = 0; ko < K / KF; ko++)
         for (int ki = 0; ki < KF; ki++)
           for (int mi = 0; mi < BN; mi++)
@@ -59,8 +63,7 @@ static void vectorize(void) {
 static void permute(void) {
   for (int mo = 0; mo < M / BN; mo++)
     for (int no = 0; no < N / BN; no++) {
-      for (int mi = 0; mi < BN; mi++)
-        for (int ni = 0; ni < BN; ni++) C[(mo * BN + mi) * N + no * BN + ni] = 0;
+      zero_block(mo, no);
       for (int ko = 0; ko < K / KF; ko++)
         for (int mi = 0; mi < BN; mi++)
           for (int ki = 0; ki < KF; ki++)
@@ -81,8 +84,7 @@ static void packing(void) {
   pack();
   for (int mo = 0; mo < M / BN; mo++)
     for (int no = 0; no < N / BN; no++) {
-      for (int mi = 0; mi < BN; mi++)
-        for (int ni = 0; ni < BN; ni++) C[(mo * BN + mi) * N + no * BN + ni] = 0;
+      zero_block(mo, no);
       for (int ko = 0; ko < K / KF; ko++)
         for (int mi = 0; mi < BN; mi++)
           for (int ki = 0; ki < KF; ki++)
