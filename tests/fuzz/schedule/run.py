@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Differential schedule fuzzer: random computes under random legal schedules, built by tes for
+llvm and compared with the same compute under the default schedule.
+
+    run.py --tes build/tes --seeds 500              seeds 0..499
+    run.py --tes build/tes --seeds 100 --start 7000
+    run.py --tes build/tes --show SEED              print one case as a TES program
+    run.py --tes build/tes --minimize SEED          cut a failing case down to the steps that
+                                                    matter and print it
+
+Cases run in batches, one tes process a batch; a batch that dies (a crash, a hang) is rerun a
+case a process to find which. Each failure is one of: wrong (the outputs differ), error (tes
+raised on a legal schedule), crash (killed by a signal or a non-zero exit without a case line),
+timeout. The last line is "N passed, M failed".
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+
+def run_program(tes, text, timeout):
+    """Runs a TES program; returns (exit status or 'timeout', stdout, stderr)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".tes", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        p = subprocess.run([tes, path], capture_output=True, text=True, timeout=timeout,
+                           errors="replace")
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+    finally:
+        os.unlink(path)
+
+
+def parse(out):
+    res = {}
+    for line in out.splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) >= 3 and parts[0] == "case" and parts[1].isdigit():
+            res[int(parts[1])] = (parts[2], parts[3] if len(parts) > 3 else "")
+    return res
+
+
+def death(status, err):
+    if status == "timeout":
+        return ("timeout", "")
+    tail = [l for l in err.splitlines() if l.strip()]
+    return ("crash", "exit status %s: %s" % (status, tail[-1][:200] if tail else ""))
+
+
+def run_cases(tes, cases, timeout):
+    """Runs cases in one process; reruns them one by one if it dies. {seed: (kind, msg)}."""
+    status, out, err = run_program(tes, gen.render_batch(cases), timeout * len(cases))
+    res = parse(out)
+    if len(res) == len(cases):
+        return res
+    if len(cases) == 1:
+        return {cases[0].seed: death(status, err)}
+    # A case that corrupted memory may have printed its line before another one died.
+    res = {}
+    for c in cases:
+        res.update(run_cases(tes, [c], timeout))
+    return res
+
+
+def signature(kind, msg):
+    """What a minimised case must keep failing with."""
+    if kind == "error":
+        return (kind, msg.split(":")[0])
+    return (kind, "")
+
+
+def minimize(tes, case, timeout):
+    """Drops steps (with the steps that use what they define) while the failure stays."""
+    res = run_cases(tes, [case], timeout)[case.seed]
+    if res[0] == "ok":
+        return None, res
+    want = signature(*res)
+    steps = list(case.steps)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(steps) - 1, -1, -1):
+            if i >= len(steps):
+                continue
+            drop = {i}
+            names = set(steps[i].defines)
+            for j in range(i + 1, len(steps)):
+                if steps[j].uses & names:
+                    drop.add(j)
+                    names |= steps[j].defines
+            trial = [s for k, s in enumerate(steps) if k not in drop]
+            text = gen.HEADER + case.render(trial) + "case_%d()\nprint('case %d ok')\n" % (
+                case.seed, case.seed)
+            status, out, err = run_program(tes, text, timeout)
+            got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
+            if signature(*got) == want:
+                steps = trial
+                changed = True
+    return steps, res
+
+
+def _classify(status, err):
+    if status == "timeout" or (isinstance(status, int) and status < 0):
+        return death(status, err)
+    if "AssertionError" in err:
+        return ("wrong", "")
+    for line in err.splitlines():
+        if ": error: " in line:
+            return ("error", line.split(": error: ", 1)[1])
+    return death(status, err)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tes", required=True)
+    ap.add_argument("--seeds", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds a case")
+    ap.add_argument("--show", type=int, metavar="SEED")
+    ap.add_argument("--minimize", type=int, metavar="SEED")
+    ap.add_argument("--quiet", action="store_true", help="print failures and the summary only")
+    a = ap.parse_args()
+
+    if a.show is not None:
+        c = gen.Case(a.show)
+        print(gen.HEADER + c.render() + "case_%d()" % c.seed)
+        return 0
+    if a.minimize is not None:
+        c = gen.Case(a.minimize)
+        steps, res = minimize(a.tes, c, a.timeout)
+        if steps is None:
+            print("# seed %d passes" % c.seed)
+            return 0
+        print("# seed %d: %s %s; %d of %d steps kept" % (c.seed, res[0], res[1], len(steps),
+                                                        len(c.steps)))
+        print(gen.HEADER + c.render(steps) + "case_%d()" % c.seed)
+        return 1
+
+    t0 = time.time()
+    seeds = list(range(a.start, a.start + a.seeds))
+    batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), a.batch)]
+    results = {}
+
+    def work(batch):
+        return run_cases(a.tes, [gen.Case(s) for s in batch], a.timeout)
+
+    with ThreadPoolExecutor(a.jobs) as ex:
+        for res in ex.map(work, batches):
+            for seed, (kind, msg) in sorted(res.items()):
+                results[seed] = (kind, msg)
+                if kind != "ok":
+                    print("seed %d: %s %s" % (seed, kind, msg), flush=True)
+    counts = {}
+    for kind, _ in results.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    failed = len(seeds) - counts.get("ok", 0)
+    print("schedule fuzzer: seeds %d..%d, %.1f s: %s" % (
+        a.start, a.start + a.seeds - 1, time.time() - t0,
+        ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    if failed:
+        print("reproduce one: %s --tes %s --minimize SEED" % (sys.argv[0], a.tes))
+    print("%d passed, %d failed" % (counts.get("ok", 0), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
