@@ -605,8 +605,14 @@ static int prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
 static int run(Interp *I, const Built *m, Args *a) {
   int32_t rc = m->packed(a->slots);
   if (rc == 0) return 0;
+  if (rc == CG_LLVM_ERR_INTERRUPTED) { /* Ctrl-C stopped it; the flag is still set */
+    tes_interrupted = 0;
+    interp_raise(I, EXC_KeyboardInterrupt, "interrupted");
+    return -1;
+  }
   char buf[64];
-  interp_raise(I, EXC_RuntimeError, "%s: %s", m->name, llvm->error_message(m->code, rc, buf));
+  interp_raise(I, rc == CG_LLVM_ERR_NOMEM ? EXC_MemoryError : EXC_RuntimeError, "%s: %s", m->name,
+               llvm->error_message(m->code, rc, buf));
   return -1;
 }
 
@@ -1117,7 +1123,9 @@ static Value *build_module(Interp *I, Value **a) {
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
   char *err = NULL;
-  if (!llvm && !(llvm = tes_llvm(&err))) return build_error(I, err);
+  if (!llvm && (llvm = tes_llvm(&err)))
+    llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
+  if (!llvm) return build_error(I, err);
   if (!llvm->target_check(target, &err)) return build_error(I, err);
   const LoweredFunc *f = build_input(I, a, name);
   return f ? build_llvm(I, f, target) : NULL;

@@ -151,17 +151,24 @@ REDUCE_METHOD(any, NPR_ANY)
 #undef REDUCE_METHOD
 
 /* a.tolist(): nested lists of Python numbers. */
-static Value *tolist_from(const NDArray *a, int dim, int64_t *flat) {
+static Value *tolist_from(Interp *I, const NDArray *a, int dim, int64_t *flat) {
   if (dim == a->ndim) return bi_np_item(a, (*flat)++);
-  Value *l = val_list_new(a->shape[dim]);
-  for (int64_t i = 0; i < a->shape[dim]; i++)
-    val_list_append_take(l, tolist_from(a, dim + 1, flat));
+  Value *l = val_list_alloc(I, a->shape[dim]);
+  for (int64_t i = 0; l && i < a->shape[dim]; i++) {
+    Value *item = tolist_from(I, a, dim + 1, flat);
+    if (!item) return val_decref(l), NULL;
+    val_list_append_take(l, item);
+  }
   return l;
 }
 
 static Value *m_tolist(Interp *I, Value *self, Value **a) {
   int64_t flat = 0;
-  return tolist_from(arr(self), 0, &flat);
+  /* every element becomes a value of its own, besides its slot in a list: ask for them all
+   * up front rather than run out half way */
+  if (val_mem_check(I, (double)arr(self)->size * (double)(sizeof(Value *) + sizeof(Value))) < 0)
+    return NULL;
+  return tolist_from(I, arr(self), 0, &flat);
 }
 
 static Value *m_item(Interp *I, Value *self, Value **a) {
@@ -313,8 +320,8 @@ static Value *array_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right)
 static Value *array_to_list(Interp *I, Value *self) {
   NDArray *a = arr(self);
   if (a->ndim == 0) return interp_raise(I, EXC_TypeError, "iteration over a 0-d array");
-  Value *l = val_list_new(a->shape[0]);
-  for (int64_t i = 0; i < a->shape[0]; i++) {
+  Value *l = val_list_alloc(I, a->shape[0]);
+  for (int64_t i = 0; l && i < a->shape[0]; i++) {
     Value *k = val_int(i), *item = bi_np_getitem(I, self, k);
     val_decref(k);
     if (!item) return val_decref(l), NULL;

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "frontend/bi_np_impl.h"
 #include "frontend/bi_te.h"
@@ -383,11 +382,19 @@ void bi_np_set(NDArray *a, int64_t i, NpScalar v, NpKind k) {
 
 double bi_np_get_f(const NDArray *a, int64_t i) { return bi_np_get(a, i, NK_FLOAT).f; }
 
-NpScalar *bi_np_load(const NDArray *a, NpKind k) {
-  NpScalar *out = xmalloc((size_t)(a->size ? a->size : 1) * sizeof *out);
-  NpKind from = load_raw(a->dtype, a->data, 0, a->size, out);
+void bi_np_load_run(const NDArray *a, int64_t first, int64_t n, NpKind k, NpScalar *out) {
+  NpKind from = load_raw(a->dtype, a->data, first, n, out);
   if (from != k)
-    for (int64_t i = 0; i < a->size; i++) out[i] = bi_np_convert(out[i], from, k);
+    for (int64_t i = 0; i < n; i++) out[i] = bi_np_convert(out[i], from, k);
+}
+
+void bi_np_store_run(NDArray *a, int64_t first, int64_t n, const NpScalar *v, NpKind k) {
+  store_raw(a->dtype, a->data, first, n, v, k);
+}
+
+NpScalar *bi_np_load(Interp *I, const NDArray *a, NpKind k) {
+  NpScalar *out = val_alloc(I, a->size, sizeof *out);
+  if (out) bi_np_load_run(a, 0, a->size, k, out);
   return out;
 }
 
@@ -420,21 +427,19 @@ static double array_bytes(DType t, int ndim, const int64_t *shape) {
 }
 
 /* An array larger than the machine's memory is refused up front: with overcommit, allocating
- * it would succeed and filling it would get the process killed. */
-static double memory_bytes(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? (double)pages * (double)size : 1e18;
-}
-
+ * it would succeed and filling it would get the process killed. numpy's message, as a
+ * MemoryError (numpy's _ArrayMemoryError is one). */
 NDArray *bi_np_new(Interp *I, DType t, int ndim, const int64_t *shape) {
   double bytes = array_bytes(t, ndim, shape);
-  NDArray *a = bytes <= memory_bytes() ? nd_new(t, ndim, shape) : NULL;
+  NDArray *a = bytes <= val_mem_physical() ? nd_new(t, ndim, shape) : NULL;
   if (!a) {
     StrBuf b = STRBUF_INIT;
+    char size[32];
+    val_mem_format(size, bytes);
     bi_np_shape_str(&b, ndim, shape);
-    interp_raise(I, EXC_ValueError,
-                 "unable to allocate %.3g GiB for an array with shape %s and data type %s",
-                 bytes / (1024.0 * 1024.0 * 1024.0), sb_cstr(&b), bi_np_dtype_name(t));
+    interp_raise(I, EXC_MemoryError,
+                 "unable to allocate %s for an array with shape %s and data type %s", size,
+                 sb_cstr(&b), bi_np_dtype_name(t));
     sb_free(&b);
   }
   return a;

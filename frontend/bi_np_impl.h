@@ -58,9 +58,15 @@ static inline NpKind bi_np_kind(DType t) {
 NpScalar bi_np_get(const NDArray *a, int64_t i, NpKind k);
 void bi_np_set(NDArray *a, int64_t i, NpScalar v, NpKind k);
 double bi_np_get_f(const NDArray *a, int64_t i);
-/* Every element as kind k, in a new malloc'd buffer; and back. */
-NpScalar *bi_np_load(const NDArray *a, NpKind k);
+/* Every element as kind k, in a new malloc'd buffer (NULL with MemoryError when there is no
+ * room for it); and back. */
+NpScalar *bi_np_load(Interp *I, const NDArray *a, NpKind k);
 void bi_np_store(NDArray *a, const NpScalar *v, NpKind k);
+/* Elements first .. first + n - 1 only: a pass over a big array in runs through a buffer on
+ * the stack needs no copy of it (an int8 array as NpScalars would be 8 times its size). */
+enum { NP_RUN = 256 };
+void bi_np_load_run(const NDArray *a, int64_t first, int64_t n, NpKind k, NpScalar *out);
+void bi_np_store_run(NDArray *a, int64_t first, int64_t n, const NpScalar *v, NpKind k);
 /* A scalar converted between kinds, as a numpy cast between those dtypes would. */
 NpScalar bi_np_convert(NpScalar v, NpKind from, NpKind to);
 /* Element i as a Python int, float or bool (what indexing to one element gives). */
@@ -69,7 +75,7 @@ Value *bi_np_item(const NDArray *a, int64_t i);
 double bi_np_round_to(DType t, double x);
 
 /* ---- arrays ---- */
-/* nd_new raising ValueError when the size overflows or memory runs out. */
+/* nd_new raising MemoryError when the size overflows or memory runs out. */
 NDArray *bi_np_new(Interp *I, DType t, int ndim, const int64_t *shape);
 NDArray *bi_np_copy(Interp *I, const NDArray *a);
 /* a converted to dtype t (a copy even when t is a's dtype). */

@@ -408,8 +408,11 @@ Value *bi_np_nonzero(Interp *I, Value *cond) {
   bi_np_strides(c->ndim, c->shape, st);
   Value *t = val_tuple_new(c->ndim);
   for (int d = 0; d < c->ndim; d++) {
-    NDArray *idx = nd_new(NP_INT, 1, &n);
-    TES_ASSERT(idx, "out of memory");
+    NDArray *idx = bi_np_new(I, NP_INT, 1, &n);
+    if (!idx) {
+      if (owned) nd_free(c);
+      return val_decref(t), NULL;
+    }
     for (int64_t i = 0, j = 0; i < c->size; i++)
       if (bi_np_get_f(c, i) != 0.0) ((int64_t *)idx->data)[j++] = i / st[d] % c->shape[d];
     val_seq_set_take(t, d, bi_ndarray_wrap(idx));

@@ -108,17 +108,44 @@ NDArray *bi_np_broadcast_to(Interp *I, const NDArray *a, const NpShape *s, DType
   NDArray *out = bi_np_new(I, t, s->ndim, s->dims);
   if (!out) return NULL;
   NpKind k = bi_np_kind(a->dtype);
-  NpScalar *src = bi_np_load(a, k),
-           *dst = xmalloc((size_t)(out->size ? out->size : 1) * sizeof *dst);
+  NpScalar *src = bi_np_load(I, a, k), dst[NP_RUN];
+  if (!src) return nd_free(out), NULL;
   NpIter it;
   bi_np_iter_init(&it, s, 1);
   bi_np_bcast_strides(a, s, it.strides[0]);
-  for (int64_t i = 0; i < out->size; i++, bi_np_iter_next(&it)) dst[i] = src[it.off[0]];
-  bi_np_store(out, dst, k);
+  for (int64_t first = 0; first < out->size; first += NP_RUN) {
+    int64_t n = out->size - first < NP_RUN ? out->size - first : NP_RUN;
+    for (int64_t i = 0; i < n; i++, bi_np_iter_next(&it)) dst[i] = src[it.off[0]];
+    bi_np_store_run(out, first, n, dst, k);
+  }
   free(src);
-  free(dst);
   return out;
 }
+
+/* ---- operands read in the output's order ---- */
+
+/* An operand with as many elements as the output is the output's shape (broadcasting only
+ * adds leading 1s then): it is read a run at a time, straight from its array. A broadcast one
+ * is smaller than the output, and read through one copy of it in the compute kind. */
+typedef struct NpRuns {
+  const NDArray *a;
+  NpScalar *all; /* the whole operand when broadcast, else NULL */
+  NpScalar run[NP_RUN];
+} NpRuns;
+
+static int runs_init(Interp *I, NpRuns *r, const NDArray *a, const NDArray *out, NpKind k) {
+  r->a = a;
+  r->all = NULL;
+  if (a->size == out->size) return 0;
+  return (r->all = bi_np_load(I, a, k)) ? 0 : -1;
+}
+
+static void runs_load(NpRuns *r, int64_t first, int64_t n, NpKind k) {
+  if (!r->all) bi_np_load_run(r->a, first, n, k, r->run);
+}
+
+/* Element i of the current run, at broadcast offset off. */
+#define RUNS_AT(r, i, off) ((r)->all ? (r)->all[off] : (r)->run[i])
 
 /* ---- the binary operations, one function per kind ---- */
 
@@ -437,17 +464,24 @@ static NDArray *binary_operands(Interp *I, NpBinOp op, NpOperand *x, NpOperand *
            NULL;
   NDArray *out = bi_np_new(I, res, s.ndim, s.dims);
   if (!out) return NULL;
-  NpScalar *a = bi_np_load(x->a, k), *b = bi_np_load(y->a, k);
-  NpScalar *r = xmalloc((size_t)(out->size ? out->size : 1) * sizeof *r);
+  NpRuns xs, ys;
+  if (runs_init(I, &xs, x->a, out, k) < 0) return nd_free(out), NULL;
+  if (runs_init(I, &ys, y->a, out, k) < 0) return free(xs.all), nd_free(out), NULL;
+  NpScalar r[NP_RUN];
   NpIter it;
   bi_np_iter_init(&it, &s, 2);
   bi_np_bcast_strides(x->a, &s, it.strides[0]);
   bi_np_bcast_strides(y->a, &s, it.strides[1]);
-  for (int64_t i = 0; i < out->size; i++, bi_np_iter_next(&it))
-    r[i] = apply(op, k, a[it.off[0]], b[it.off[1]]);
-  /* a comparison's 0/1 is in the int field whatever kind it compared in */
-  bi_np_store(out, r, is_compare(op) ? NK_INT : k);
-  free(a), free(b), free(r);
+  for (int64_t first = 0; first < out->size; first += NP_RUN) {
+    int64_t n = out->size - first < NP_RUN ? out->size - first : NP_RUN;
+    runs_load(&xs, first, n, k);
+    runs_load(&ys, first, n, k);
+    for (int64_t i = 0; i < n; i++, bi_np_iter_next(&it))
+      r[i] = apply(op, k, RUNS_AT(&xs, i, it.off[0]), RUNS_AT(&ys, i, it.off[1]));
+    /* a comparison's 0/1 is in the int field whatever kind it compared in */
+    bi_np_store_run(out, first, n, r, is_compare(op) ? NK_INT : k);
+  }
+  free(xs.all), free(ys.all);
   return out;
 }
 
@@ -663,11 +697,14 @@ static NDArray *unary_arr(Interp *I, NpUnOp op, NDArray *a) {
   NpKind k = res.code == DT_FLOAT || (unop_is_predicate(op) && a->dtype.code == DT_FLOAT)
                  ? NK_FLOAT
                  : bi_np_kind(a->dtype);
-  NpScalar *v = bi_np_load(a, k);
-  for (int64_t i = 0; i < a->size; i++)
-    v[i] = k == NK_FLOAT ? unary_float(op, v[i].f) : unary_int(op, k, v[i]);
-  bi_np_store(out, v, unop_is_predicate(op) ? NK_INT : k);
-  free(v);
+  NpScalar v[NP_RUN];
+  for (int64_t first = 0; first < a->size; first += NP_RUN) {
+    int64_t n = a->size - first < NP_RUN ? a->size - first : NP_RUN;
+    bi_np_load_run(a, first, n, k, v);
+    for (int64_t i = 0; i < n; i++)
+      v[i] = k == NK_FLOAT ? unary_float(op, v[i].f) : unary_int(op, k, v[i]);
+    bi_np_store_run(out, first, n, v, unop_is_predicate(op) ? NK_INT : k);
+  }
   return out;
 }
 
@@ -694,16 +731,27 @@ NDArray *bi_np_where3(Interp *I, Value *vc, Value *vx, Value *vy) {
       !(out = bi_np_new(I, t, s.ndim, s.dims)))
     goto done;
   NpKind k = bi_np_kind(t);
-  NpScalar *c = bi_np_load(ops[0].a, NK_FLOAT), *x = bi_np_load(ops[1].a, k),
-           *y = bi_np_load(ops[2].a, k),
-           *r = xmalloc((size_t)(out->size ? out->size : 1) * sizeof *r);
+  NpRuns rs[3] = {{0}};
+  NpScalar r[NP_RUN];
+  for (int j = 0; j < 3; j++)
+    if (runs_init(I, &rs[j], ops[j].a, out, j ? k : NK_FLOAT) < 0) {
+      for (int i = 0; i < j; i++) free(rs[i].all);
+      nd_free(out);
+      out = NULL;
+      goto done;
+    }
   NpIter it;
   bi_np_iter_init(&it, &s, 3);
   for (int j = 0; j < 3; j++) bi_np_bcast_strides(ops[j].a, &s, it.strides[j]);
-  for (int64_t i = 0; i < out->size; i++, bi_np_iter_next(&it))
-    r[i] = c[it.off[0]].f != 0.0 ? x[it.off[1]] : y[it.off[2]];
-  bi_np_store(out, r, k);
-  free(c), free(x), free(y), free(r);
+  for (int64_t first = 0; first < out->size; first += NP_RUN) {
+    int64_t n = out->size - first < NP_RUN ? out->size - first : NP_RUN;
+    for (int j = 0; j < 3; j++) runs_load(&rs[j], first, n, j ? k : NK_FLOAT);
+    for (int64_t i = 0; i < n; i++, bi_np_iter_next(&it))
+      r[i] = RUNS_AT(&rs[0], i, it.off[0]).f != 0.0 ? RUNS_AT(&rs[1], i, it.off[1])
+                                                    : RUNS_AT(&rs[2], i, it.off[2]);
+    bi_np_store_run(out, first, n, r, k);
+  }
+  for (int j = 0; j < 3; j++) free(rs[j].all);
 done:
   for (int j = 0; j < n; j++) bi_np_operand_done(&ops[j]);
   return out;

@@ -144,11 +144,35 @@ static int64_t reduced_pos(const NpIter *it, const bool *red) {
   return p;
 }
 
+/* Element x into output element o; at is its position within the reduced axes (argmax). */
+#define TAKE(o, x, at)                                                                            \
+  do {                                                                                             \
+    if (!best) {                                                                                   \
+      R->acc[o] = combine(R->r, R->k, R->acc[o], x);                                               \
+    } else if (!R->seen[o] || beats(x, R->acc[o], R->k, sign)) {                                   \
+      R->seen[o] = true;                                                                           \
+      R->acc[o] = x;                                                                               \
+      if (arg) R->pos[o] = (at);                                                                   \
+    }                                                                                              \
+  } while (0)
+
 static void run(Reduction *R, int64_t out_size) {
   const NDArray *a = R->a;
+  for (int64_t o = 0; o < out_size; o++) R->acc[o] = identity(R->r, R->k);
+  bool arg = R->r == NPR_ARGMAX || R->r == NPR_ARGMIN,
+       best = arg || R->r == NPR_MAX || R->r == NPR_MIN;
+  int sign = R->r == NPR_MAX || R->r == NPR_ARGMAX ? 1 : -1;
+  /* the reduced axes last (np.sum(a), a row sum): each output element is a run of count
+   * consecutive elements, and no iterator is needed */
+  bool suffix = true;
+  int64_t count = 1;
+  for (int d = 0; d < a->ndim; d++) {
+    if (R->red[d]) count *= a->shape[d];
+    else if (d > 0 && R->red[d - 1]) suffix = false;
+  }
   NpShape s;
   bi_np_shape_of(a, &s);
-  /* the output's strides over a's axes, 0 along reduced ones */
+  /* otherwise: the output's strides over a's axes, 0 along reduced ones */
   int64_t kept[ND_MAX_DIMS], kstr[ND_MAX_DIMS];
   int nk = 0;
   for (int d = 0; d < a->ndim; d++)
@@ -157,23 +181,25 @@ static void run(Reduction *R, int64_t out_size) {
   NpIter it;
   bi_np_iter_init(&it, &s, 1);
   for (int d = 0, j = 0; d < a->ndim; d++) it.strides[0][d] = R->red[d] ? 0 : kstr[j++];
-  for (int64_t o = 0; o < out_size; o++) R->acc[o] = identity(R->r, R->k);
-  NpScalar *x = bi_np_load(a, R->k);
-  bool arg = R->r == NPR_ARGMAX || R->r == NPR_ARGMIN,
-       best = arg || R->r == NPR_MAX || R->r == NPR_MIN;
-  int sign = R->r == NPR_MAX || R->r == NPR_ARGMAX ? 1 : -1;
-  for (int64_t i = 0; i < a->size; i++, bi_np_iter_next(&it)) {
-    int64_t o = it.off[0];
-    if (!best) {
-      R->acc[o] = combine(R->r, R->k, R->acc[o], x[i]);
-    } else if (!R->seen[o] || beats(x[i], R->acc[o], R->k, sign)) {
-      R->seen[o] = true;
-      R->acc[o] = x[i];
-      if (arg) R->pos[o] = reduced_pos(&it, R->red);
+  /* the elements are read a run at a time, each widened to the accumulating kind as it is
+   * read: an int8 sum reads int8s and adds int64s, with no int64 copy of the array */
+  NpScalar x[NP_RUN];
+  int64_t o = 0, j = 0; /* the suffix case's output element and position in it */
+  for (int64_t first = 0; first < a->size; first += NP_RUN) {
+    int64_t n = a->size - first < NP_RUN ? a->size - first : NP_RUN;
+    bi_np_load_run(a, first, n, R->k, x);
+    if (suffix) {
+      for (int64_t i = 0; i < n; i++) {
+        TAKE(o, x[i], j);
+        if (++j == count) j = 0, o++;
+      }
+    } else {
+      for (int64_t i = 0; i < n; i++, bi_np_iter_next(&it))
+        TAKE(it.off[0], x[i], reduced_pos(&it, R->red));
     }
   }
-  free(x);
 }
+#undef TAKE
 
 static Value *empty_error(Interp *I, NpReduce r) {
   if (r == NPR_ARGMAX || r == NPR_ARGMIN)
@@ -226,16 +252,16 @@ static Value *reduce_array(Interp *I, NpReduce r, const NDArray *a, Value *axis,
   NpKind k = r == NPR_MEAN                   ? NK_FLOAT
              : r == NPR_SUM || r == NPR_PROD ? bi_np_kind(t)
                                              : bi_np_kind(a->dtype);
-  int64_t n = out_size ? out_size : 1;
-  Reduction R = {.r = r,
-                 .k = k,
-                 .a = a,
-                 .red = red,
-                 .acc = xmalloc((size_t)n * sizeof *R.acc),
-                 .pos = xcalloc((size_t)n, sizeof *R.pos),
-                 .seen = xcalloc((size_t)n, 1)};
-  run(&R, out_size);
-  NDArray *out = finish(I, &R, t, ndim, dims, count);
+  /* one accumulator per output element: as big as the result, which a reduction over a few
+   * axes of a big array may make big too */
+  Reduction R = {.r = r, .k = k, .a = a, .red = red};
+  NDArray *out = NULL;
+  if ((R.acc = val_alloc(I, out_size, sizeof *R.acc)) &&
+      (R.pos = val_alloc(I, best ? out_size : 0, sizeof *R.pos)) &&
+      (R.seen = val_alloc(I, best ? out_size : 0, 1))) {
+    run(&R, out_size);
+    out = finish(I, &R, t, ndim, dims, count);
+  }
   free(R.acc), free(R.pos), free(R.seen);
   if (!out) return NULL;
   return ndim > 0 || keep ? bi_ndarray_wrap(out) : bi_ndarray_scalar_wrap(out);
@@ -335,10 +361,13 @@ static Value *dot_arrays(Interp *I, Pair *p) {
     return interp_raise(I, EXC_ValueError, "dot: the result would have %d dimensions", nd);
   NDArray *out = bi_np_new(I, p->t, nd, dims); /* first: it refuses a result too big */
   if (!out) return NULL;
-  NpScalar *A = bi_np_load(a, p->k), *B = bi_np_load(b, p->k);
-  int64_t nt = P * N;
-  NpScalar *C = xmalloc((size_t)(out->size ? out->size : 1) * sizeof *C),
-           *T = xmalloc((size_t)(nt ? nt : 1) * sizeof *T);
+  NpScalar *A = bi_np_load(I, a, p->k), *B = A ? bi_np_load(I, b, p->k) : NULL;
+  NpScalar *C = B ? val_alloc(I, out->size, sizeof *C) : NULL;
+  NpScalar *T = C ? val_alloc(I, P * N, sizeof *T) : NULL;
+  if (!T) {
+    free(A), free(B), free(C), nd_free(out);
+    return NULL;
+  }
   bool done = true;
   for (int64_t q = 0; done && q < Q; q++) { /* C[p, q, n] from A[p, :] B[q, :, n] */
     done = gemm(p->k, P, K, N, A, B + q * K * N, T);
@@ -395,8 +424,12 @@ static Value *matmul_arrays(Interp *I, Pair *p) {
   if (nd > ND_MAX_DIMS) return interp_raise(I, EXC_ValueError, "matmul: too many dimensions");
   NDArray *out = bi_np_new(I, p->t, nd, dims);
   if (!out) return NULL;
-  NpScalar *A = bi_np_load(a, p->k), *B = bi_np_load(b, p->k);
-  NpScalar *C = xmalloc((size_t)(out->size ? out->size : 1) * sizeof *C);
+  NpScalar *A = bi_np_load(I, a, p->k), *B = A ? bi_np_load(I, b, p->k) : NULL;
+  NpScalar *C = B ? val_alloc(I, out->size, sizeof *C) : NULL;
+  if (!C) {
+    free(A), free(B), nd_free(out);
+    return NULL;
+  }
   NpIter it;
   bi_np_iter_init(&it, &s, 2);
   bi_np_bcast_strides(&ba, &s, it.strides[0]);

@@ -39,8 +39,8 @@ static int cmp_init(Interp *I, Cmp *c, Value *a, Value *b, const char *fn, bool 
   if (bi_np_broadcast(I, 2, (NDArray *[]){c->x, c->y}, &c->s) < 0) return -1;
   c->n = 1;
   for (int i = 0; i < c->s.ndim; i++) c->n *= c->s.dims[i];
-  c->xv = xmalloc((size_t)(c->n ? c->n : 1) * sizeof *c->xv);
-  c->yv = xmalloc((size_t)(c->n ? c->n : 1) * sizeof *c->yv);
+  if (!(c->xv = val_alloc(I, c->n, sizeof *c->xv)) || !(c->yv = val_alloc(I, c->n, sizeof *c->yv)))
+    return -1;
   NpIter it;
   bi_np_iter_init(&it, &c->s, 2);
   bi_np_bcast_strides(c->x, &c->s, it.strides[0]);
@@ -248,7 +248,11 @@ Value *bi_np_assert_allclose(Interp *I, Value *actual, Value *desired, Value *rt
     sb_free(&b);
     goto done;
   }
-  bool *flagged = xcalloc((size_t)(c.n ? c.n : 1), 1), *bad = xcalloc((size_t)(c.n ? c.n : 1), 1);
+  bool *flagged = val_alloc(I, c.n, 1), *bad = flagged ? val_alloc(I, c.n, 1) : NULL;
+  if (!bad) {
+    free(flagged);
+    goto done;
+  }
   static const char *const classes[] = {"nan", "inf", "-inf"};
   for (int cls = en ? 0 : 1; cls < 3; cls++)
     if (!same_positions(&c, flagged, cls)) {

@@ -6,6 +6,7 @@
  * arena, like schedules: the values own nothing, and a context left entered leaks nothing. */
 #include "frontend/bi_pass.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/interp_impl.h"
@@ -25,6 +26,8 @@ typedef struct BiPassState {
   PassConfig **stack; /* the entered contexts, innermost last */
   int depth, cap;
   PassConfig *dflt; /* what current() gives outside every `with` */
+  int nwarned, cap_warned;
+  const char **warned; /* the lowering warnings printed: each once a session */
 } BiPassState;
 
 static Arena *arena(Interp *I) { return interp_ir_arena(I); }
@@ -54,7 +57,10 @@ typedef enum { OPT_INT, OPT_BOOL } OptType;
 /* A config key (with a field of its dict, or NULL for a key that takes one value) and the
  * pass option it becomes. The passes read these through pass_option(). */
 typedef struct ConfigKey {
-  const char *key, *field;
+  /* an array, not a pointer: GCC -O3 would see a strcmp of two literals of different lengths
+   * in add_fields and fail the build (-Werror=string-compare) */
+  char key[32];
+  const char *field;
   const char *pass, *option;
   OptType type;
 } ConfigKey;
@@ -67,6 +73,8 @@ static const ConfigKey config_keys[] = {
     {"tir.InjectDoubleBuffer", "split_loop", "tir.InjectDoubleBuffer", "split_loop", OPT_INT},
     /* TVM runs VectorizeLoop with vectorizing off: vector loops become serial ones */
     {"tir.disable_vectorize", NULL, "tir.VectorizeLoop", "disable", OPT_BOOL},
+    /* run-time checks of every buffer access the compiler cannot prove inside its buffer */
+    {"tir.instrument_bound_checkers", NULL, "tir.InstrumentBoundCheckers", "enable", OPT_BOOL},
 };
 enum { NKEYS = sizeof config_keys / sizeof config_keys[0] };
 
@@ -354,6 +362,24 @@ int bi_pass_module_init(Interp *I, Value *module) {
 
 /* ---- lowering under the current context ---- */
 
+/* A lowering's warning (tes.CheckBounds) on stderr, once a session: tvm.lower and then
+ * tvm.build of one schedule, or :watch lowering after each primitive, would repeat it. */
+static void print_warning(void *user, const char *msg) {
+  Interp *I = user;
+  BiPassState *st = state(I);
+  for (int i = 0; i < st->nwarned; i++)
+    if (strcmp(st->warned[i], msg) == 0) return;
+  if (st->nwarned == st->cap_warned) {
+    int cap = st->cap_warned ? 2 * st->cap_warned : 8;
+    st->warned = arena_realloc(arena(I), st->warned, (size_t)st->cap_warned * sizeof *st->warned,
+                               (size_t)cap * sizeof *st->warned);
+    st->cap_warned = cap;
+  }
+  st->warned[st->nwarned++] = arena_strndup(arena(I), msg, strlen(msg));
+  fflush(stdout); /* after what the script printed before it */
+  fprintf(stderr, "tes: warning: %s\n", msg);
+}
+
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks) {
   const BiLowerHooks *h = bi_pass_hooks(I);
@@ -362,7 +388,9 @@ LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor *
                       .noptions = c->noptions,
                       .options = c->options,
                       .ndisabled = c->ndisabled,
-                      .disabled = c->disabled};
+                      .disabled = c->disabled,
+                      .warn = print_warning,
+                      .warn_user = I};
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
   LoweredFunc *f = lower_run(a, s, nargs, args, &opt);
   if (!f) return interp_raise(I, EXC_LowerError, "%s", sched_error(s)), NULL;

@@ -3,6 +3,7 @@
  * PrimFunc. The Schedule and every lowering live in the session's IR arena, so, like the te
  * values, these values own nothing. A primitive asked something illegal raises ScheduleError
  * with sched_error()'s message at the call; a schedule that cannot be lowered, LowerError. */
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/bi_pass.h"
@@ -69,6 +70,25 @@ static int opt_expr_arg(Interp *I, Value *v, const char *what, Expr **out) {
   *out = NULL;
   if (!v || v->kind == VAL_NONE) return 0;
   return (*out = bi_te_to_expr(I, v, what)) ? 0 : -1;
+}
+
+/* split's and tile's factor or nparts: an optional expression (NULL when absent) that, when
+ * it is a constant, fits the dtype of the axis it splits. A factor of 10**12 on an int32 axis
+ * would otherwise wrap to a negative extent and make a kernel that computes nothing. */
+static int factor_arg(Interp *I, Value *v, const char *fn, const char *arg, const IterVar *axis,
+                      Expr **out) {
+  char what[64], name[32];
+  snprintf(what, sizeof what, "%s: %s", fn, arg);
+  if (opt_expr_arg(I, v, what, out) < 0) return -1;
+  int64_t k;
+  DType t = axis->var->dtype;
+  if (!*out || !dt_is_int((*out)->dtype) || !dt_is_int(t) || !ir_as_int(*out, &k)) return 0;
+  int bits = t.code == DT_UINT ? t.bits : t.bits - 1;
+  /* k <= 0 is sched_split's to refuse ("must be positive") */
+  if (bits >= 63 || k <= 0 || k <= (INT64_C(1) << bits) - 1) return 0;
+  interp_raise(I, EXC_ValueError, "%s %lld does not fit in %s, the dtype of axis %s", what,
+               (long long)k, dt_name(t, name), axis->var->name);
+  return -1;
 }
 
 /* The axes of a *args tuple, or of one list given alone (reorder([a, b]) as TVM allows). */
@@ -262,8 +282,8 @@ static Value *st_split(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
   IterVar *parent = axis_arg(I, a[0], "split"), *outer, *inner;
   Expr *factor, *nparts;
-  if (!parent || opt_expr_arg(I, a[1], "split: factor", &factor) < 0 ||
-      opt_expr_arg(I, a[2], "split: nparts", &nparts) < 0)
+  if (!parent || factor_arg(I, a[1], "split", "factor", parent, &factor) < 0 ||
+      factor_arg(I, a[2], "split", "nparts", parent, &nparts) < 0)
     return NULL;
   if (!sched_split(st, parent, factor, nparts, &outer, &inner)) return sched_raise(I, st->sched);
   bi_pass_schedule_changed(I, st->sched, st, "split");
@@ -274,8 +294,8 @@ static Value *st_tile(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
   IterVar *x = axis_arg(I, a[0], "tile"), *y = x ? axis_arg(I, a[1], "tile") : NULL, *out[4];
   Expr *xf, *yf;
-  if (!y || opt_expr_arg(I, a[2], "tile: x_factor", &xf) < 0 ||
-      opt_expr_arg(I, a[3], "tile: y_factor", &yf) < 0)
+  if (!y || factor_arg(I, a[2], "tile", "x_factor", x, &xf) < 0 ||
+      factor_arg(I, a[3], "tile", "y_factor", y, &yf) < 0)
     return NULL;
   if (!sched_tile(st, x, y, xf, yf, out)) return sched_raise(I, st->sched);
   bi_pass_schedule_changed(I, st->sched, st, "tile");
@@ -332,7 +352,17 @@ static Value *annotate(Interp *I, Value *self, Value *axis, const char *fn,
   return prim(st, iv) ? changed(I, st, fn) : sched_raise(I, st->sched);
 }
 
+/* A parallel loop over a reduce axis would have its iterations race to update the same
+ * element (TVM accepts it and computes garbage); reductions go parallel through rfactor. */
 static Value *st_parallel(Interp *I, Value *self, Value **a) {
+  Stage *st = stage_of(self);
+  IterVar *iv = bi_te_itervar_of(a[0]);
+  for (int i = 0; iv && iv->kind == ITER_REDUCE && i < st->nleaf; i++)
+    if (st->leaf_iter_vars[i] == iv)
+      return interp_raise(I, EXC_ScheduleError,
+                          "cannot parallel axis %s of stage %s: it is a reduce axis, whose "
+                          "iterations would race to update the same element (rfactor it first)",
+                          iv->var->name, st->op->name);
   return annotate(I, self, a[0], "parallel", sched_parallel);
 }
 

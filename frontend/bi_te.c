@@ -120,8 +120,16 @@ static int range_of_python(Interp *I, Value *v, const char *fn, Range *out) {
     interp_raise(I, EXC_ValueError, "%s: dom must be a range with step 1 and start <= stop", fn);
     return -1;
   }
-  out->min = int_literal(I, lo);
-  out->extent = int_literal(I, hi - lo);
+  /* one dtype for both: range(0, 2**40) is an int64 range from an int64 0 */
+  int64_t ext;
+  if (__builtin_sub_overflow(hi, lo, &ext)) {
+    interp_raise(I, EXC_ValueError, "%s: dom %lld..%lld is too large", fn, (long long)lo,
+                 (long long)hi);
+    return -1;
+  }
+  bool wide = int_literal(I, lo)->dtype.bits == 64 || int_literal(I, ext)->dtype.bits == 64;
+  out->min = ir_int(arena(I), wide ? DT_I64 : DT_I32, lo);
+  out->extent = ir_int(arena(I), wide ? DT_I64 : DT_I32, ext);
   return 0;
 }
 
@@ -148,8 +156,13 @@ static int range_arg(Interp *I, Value *v, const char *fn, Range *out) {
                    (long long)a, (long long)hi->u.ival);
       return -1;
     }
-    out->extent = ir_int(arena(I), lo->dtype, b);
-    return 0;
+    /* (-2**31, 2**31 - 1) is two int32s whose extent is not one */
+    char what[64];
+    snprintf(what, sizeof what, "%s: the extent of dom", fn);
+    Value *ext = val_int(b);
+    out->extent = bi_te_const(I, ext, lo->dtype, what);
+    val_decref(ext);
+    return out->extent ? 0 : -1;
   }
   out->extent = ir_is_const_int(lo, 0) && lo->kind == EXPR_INT
                     ? hi
@@ -556,12 +569,12 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
       "if_then_else(cond, t, f) -> PrimExpr: @tir.if_then_else, evaluating only one branch"), \
   ROW("all", fn_all, 0, PARAMS("*args"), "all(*conds) -> PrimExpr: (a && b) && ..."),    \
   ROW("any", fn_any, 0, PARAMS("*args"), "any(*conds) -> PrimExpr: (a || b) || ..."),    \
-  ROW("sum", bi_te_sum, 2, BI_TE_REDUCER_PARAMS,                                            \
+  ROW("sum", bi_te_sum, 1, BI_TE_REDUCER_PARAMS,                                            \
       "sum(expr, axis, where=None) -> PrimExpr: the sum over the reduce axes"),             \
-  ROW("max", bi_te_max, 2, BI_TE_REDUCER_PARAMS,                                            \
+  ROW("max", bi_te_max, 1, BI_TE_REDUCER_PARAMS,                                            \
       "max(expr, axis, where=None) -> PrimExpr: the maximum over the reduce axes; "         \
       "max(a, b) is elementwise"),                                                          \
-  ROW("min", bi_te_min, 2, BI_TE_REDUCER_PARAMS,                                            \
+  ROW("min", bi_te_min, 1, BI_TE_REDUCER_PARAMS,                                            \
       "min(expr, axis, where=None) -> PrimExpr: the minimum over the reduce axes; "         \
       "min(a, b) is elementwise"),                                                          \
   ROW("comm_reducer", bi_te_comm_reducer, 2, PARAMS("fcombine", "fidentity", "name"),       \

@@ -86,14 +86,17 @@ const char *bi_te_str_arg(Interp *I, Value *v, const char *fn, const char *arg, 
 Expr *bi_te_cond_arg(Interp *I, Value *v, const char *fn, const char *arg);
 
 /* ---- reductions (bi_te_reduce.c) ---- */
-/* te.sum, te.max, te.min: (expr, axis, where=None, init=None, *args); with something other
- * than axes as the second argument, max and min are elementwise (TVM's overload). */
+/* te.sum, te.max, te.min: (expr, axis, where=None, init=None); with something other than
+ * axes as the second positional argument, max and min (and comm_reducer's reducers) are
+ * elementwise (TVM's overload: te.max(a, b)), te.sum a TypeError. The parameters put every
+ * positional argument after expr in *args, so that a keyword axis= (which must be axes) can be
+ * told from a positional one. */
 Value *bi_te_sum(Interp *I, Value *self, Value **a);
 Value *bi_te_max(Interp *I, Value *self, Value **a);
 Value *bi_te_min(Interp *I, Value *self, Value **a);
 /* te.comm_reducer(fcombine, fidentity, name="reduce") -> a reducer like te.sum. */
 Value *bi_te_comm_reducer(Interp *I, Value *self, Value **a);
-#define BI_TE_REDUCER_PARAMS PARAMS("expr", "axis", "where", "init", "*args")
+#define BI_TE_REDUCER_PARAMS PARAMS("expr", "*args", "axis", "where", "init")
 
 /* ---- tensor arithmetic (bi_te_broadcast.c) ---- */
 /* a OP b where a or b is a Tensor: TOPI's broadcast_add ... (T_add, T_subtract, T_multiply,

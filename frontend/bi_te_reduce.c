@@ -1,8 +1,11 @@
 /* bi_te_reduce.c: reductions: te.sum / te.max / te.min, te.comm_reducer and the reducers it
  * makes. As in TVM, each call builds a fresh CommReducer (combiner variables named after
- * fcombine's parameters, x and y for the built-in ones) and one REDUCE per value it reduces;
- * a reducer called with something other than axes as its second argument combines its
- * arguments elementwise instead (te.max(a, b) is max(a, b)). */
+ * fcombine's parameters, x and y for the built-in ones) and one REDUCE per value it reduces.
+ * te.max, te.min and comm_reducer reducers called with something other than axes as their
+ * second positional argument combine their arguments elementwise instead (te.max(a, b) is
+ * max(a, b), which TOPI's relu uses). An axis= keyword must be reduce axes, and so must te.sum's
+ * second argument, so that te.sum(A[i, 0], axis=i) or axis=5 is a TypeError rather than the
+ * nonsense A[i, 0] + i. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +161,12 @@ static int axes_arg(Interp *I, const Reducer *r, Value *axis, int *n, IterVar **
                    r->name, iv ? "the axis " : val_type_name(items[i]), iv ? iv->var->name : "");
       return -1;
     }
+    for (int64_t j = 0; j < i; j++)
+      if ((*out)[j] == iv) {
+        interp_raise(I, EXC_ValueError, "%s: reduce axis %s is given twice", r->name,
+                     iv->var->name);
+        return -1;
+      }
     (*out)[i] = iv;
   }
   *n = (int)count;
@@ -222,14 +231,13 @@ static Value *combine2(Interp *I, const Reducer *r, Value *x, Value *y) {
   return interp_callv(I, r->fcombine, 2, args);
 }
 
-/* TVM's _reduce_directly: the arguments folded left with the combiner. */
-static Value *reduce_directly(Interp *I, const Reducer *r, Value **a) {
-  Value *acc = val_incref(a[0]);
-  Value *rest = a[4];
-  Value *more[3] = {a[1], a[2], a[3]};
-  for (int i = 0; i < 3 + VAL_SEQ_N(rest) && acc; i++) {
-    Value *v = i < 3 ? more[i] : VAL_SEQ_ITEM(rest, i - 3);
-    if (!v || (i > 0 && i < 3 && v->kind == VAL_NONE)) continue;
+/* TVM's _reduce_directly: expr and the positional arguments folded left with the combiner; a
+ * None where `where` and `init` would stand is skipped, as TVM skips it. */
+static Value *reduce_directly(Interp *I, const Reducer *r, Value *expr, Value *rest) {
+  Value *acc = val_incref(expr);
+  for (int64_t i = 0; i < VAL_SEQ_N(rest) && acc; i++) {
+    Value *v = VAL_SEQ_ITEM(rest, i);
+    if (i > 0 && i < 3 && v->kind == VAL_NONE) continue;
     Value *next = combine2(I, r, acc, v);
     val_decref(acc);
     acc = next;
@@ -237,12 +245,45 @@ static Value *reduce_directly(Interp *I, const Reducer *r, Value **a) {
   return acc;
 }
 
+/* What a second argument that is not axes is, for the error: "int", "the variable i". */
+static Value *not_axes(Interp *I, const Reducer *r, Value *v) {
+  Expr *e = bi_te_expr_of(v);
+  if (e && e->kind == EXPR_VAR)
+    return interp_raise(I, EXC_TypeError,
+                        "%s: axis must be reduce axes (te.reduce_axis), not the variable %s",
+                        r->name, e->u.var->name);
+  return interp_raise(I, EXC_TypeError, "%s: axis must be reduce axes (te.reduce_axis), not %s",
+                      r->name, val_type_name(v));
+}
+
+/* The slots of BI_TE_REDUCER_PARAMS: expr, the other positional arguments, then axis, where
+ * and init when given by keyword. Given by keyword, axis must be axes; so must a positional
+ * one for te.sum, while te.max, te.min and comm_reducer reducers combine (a, b, ...)
+ * elementwise (TVM's overload; a + b is what te.sum(a, b) would be, never meant). */
 static Value *reduce_call(Interp *I, const Reducer *r, Value **a) {
-  if (!is_axis_arg(a[1])) return reduce_directly(I, r, a);
-  if (VAL_SEQ_N(a[4]))
-    return interp_raise(I, EXC_TypeError, "%s() takes at most 4 arguments when reducing over axes",
+  Value *pos = a[1], *axis = a[2], *where = a[3], *init = a[4];
+  int64_t n = VAL_SEQ_N(pos);
+  if (!axis && n == 0)
+    return interp_raise(I, EXC_TypeError, "%s() missing required argument 'axis' (pos 2)",
                         r->name);
-  return make_reduce(I, r, a);
+  if (axis && n > 0)
+    return interp_raise(I, EXC_TypeError, "%s() got multiple values for argument 'axis'",
+                        r->name);
+  if (!axis && !is_axis_arg(VAL_SEQ_ITEM(pos, 0))) {
+    if (r->kind == RED_SUM || where || init)
+      return not_axes(I, r, VAL_SEQ_ITEM(pos, 0));
+    return reduce_directly(I, r, a[0], pos);
+  }
+  if (n > 3)
+    return interp_raise(I, EXC_TypeError,
+                        "%s() takes at most 4 arguments when reducing over axes", r->name);
+  if ((n > 1 && where) || (n > 2 && init))
+    return interp_raise(I, EXC_TypeError, "%s() got multiple values for argument '%s'", r->name,
+                        n > 1 && where ? "where" : "init");
+  Value *slots[4] = {a[0], axis ? axis : VAL_SEQ_ITEM(pos, 0),
+                     n > 1 ? VAL_SEQ_ITEM(pos, 1) : where, n > 2 ? VAL_SEQ_ITEM(pos, 2) : init};
+  if (!is_axis_arg(slots[1])) return not_axes(I, r, slots[1]);
+  return make_reduce(I, r, slots);
 }
 
 Value *bi_te_sum(Interp *I, Value *self, Value **a) { return reduce_call(I, &red_sum, a); }
@@ -275,10 +316,10 @@ static Value *reducer_repr(Interp *I, Value *self) {
 
 static Value *reducer_call(Interp *I, Value *self, CallArgs *args) {
   const Reducer *r = self->u.obj.p;
-  const Builtin sig = {r->name, NULL, 2, BI_TE_REDUCER_PARAMS, NULL};
+  const Builtin sig = {r->name, NULL, 1, BI_TE_REDUCER_PARAMS, NULL};
   Value *slots[5];
   Value *v = interp_bind_builtin(I, &sig, args, slots) < 0 ? NULL : reduce_call(I, r, slots);
-  val_xdecref(slots[4]); /* the binder's *args tuple, made even when binding failed later */
+  val_xdecref(slots[1]); /* the binder's *args tuple, made even when binding failed later */
   return v;
 }
 

@@ -57,10 +57,10 @@ Value *bi_int_from_double(Interp *I, double d) {
 /* A missing optional argument and an explicit None mean the same for most parameters. */
 static bool is_absent(Value *v) { return !v || v->kind == VAL_NONE; }
 
-static Value *tuple_of_list(Value *list) {
+static Value *tuple_of_list(Interp *I, Value *list) {
   int64_t n = VAL_SEQ_N(list);
-  Value *t = val_tuple_new(n);
-  for (int64_t i = 0; i < n; i++) val_seq_set_take(t, i, val_incref(VAL_SEQ_ITEM(list, i)));
+  Value *t = val_tuple_alloc(I, n);
+  for (int64_t i = 0; t && i < n; i++) val_seq_set_take(t, i, val_incref(VAL_SEQ_ITEM(list, i)));
   return t;
 }
 
@@ -151,9 +151,9 @@ typedef struct EnumCtx {
 static int enum_one(Interp *I, Value *item, void *ctx) {
   EnumCtx *c = ctx;
   Value *i = val_int(c->next++);
-  val_list_append_take(c->out, val_tuple_of(2, i, item));
+  int r = val_list_push_take(I, c->out, val_tuple_of(2, i, item));
   val_decref(i);
-  return 0;
+  return r;
 }
 
 static Value *bi_enumerate(Interp *I, Value *self, Value **a) {
@@ -190,8 +190,8 @@ static Value *bi_zip(Interp *I, Value *self, Value **a) {
   int64_t n = VAL_SEQ_N(a[0]), len;
   Value **lists = lists_of(I, a[0], &len);
   if (!lists) return NULL;
-  Value *out = val_list_new(len);
-  for (int64_t i = 0; i < len; i++) {
+  Value *out = val_list_alloc(I, len);
+  for (int64_t i = 0; out && i < len; i++) {
     Value *t = val_tuple_new(n);
     for (int64_t j = 0; j < n; j++) val_seq_set_take(t, j, val_incref(VAL_SEQ_ITEM(lists[j], i)));
     val_list_append_take(out, t);
@@ -205,7 +205,7 @@ static Value *bi_map(Interp *I, Value *self, Value **a) {
   if (n == 0) return interp_raise(I, EXC_TypeError, "map() must have at least two arguments.");
   Value **lists = lists_of(I, a[1], &len);
   if (!lists) return NULL;
-  Value *out = val_list_new(len), **args = xcalloc((size_t)n, sizeof *args);
+  Value *out = val_list_alloc(I, len), **args = xcalloc((size_t)n, sizeof *args);
   for (int64_t i = 0; i < len && out; i++) {
     for (int64_t j = 0; j < n; j++) args[j] = VAL_SEQ_ITEM(lists[j], i);
     Value *r = interp_callv(I, a[0], (int)n, args);
@@ -230,7 +230,7 @@ static int filter_one(Interp *I, Value *item, void *ctx) {
   Value *r = is_absent(c->fn) ? val_incref(item) : call1(I, c->fn, item);
   int t = r ? val_truthy(I, r) : -1;
   val_xdecref(r);
-  if (t > 0) val_list_append(c->out, item);
+  if (t > 0) return val_list_push_take(I, c->out, val_incref(item));
   return t < 0 ? -1 : 0;
 }
 
@@ -799,7 +799,7 @@ static Value *ctor_tuple_fn(Interp *I, Value *self, Value **a) {
   if (a[0]->kind == VAL_TUPLE) return val_incref(a[0]); /* immutable: share it, as Python */
   Value *l = val_to_list(I, a[0]);
   if (!l) return NULL;
-  Value *t = tuple_of_list(l);
+  Value *t = tuple_of_list(I, l);
   val_decref(l);
   return t;
 }

@@ -10,22 +10,30 @@
 enum { DICT_EMPTY = -1, DICT_DUMMY = -2, DICT_MIN_CAP = 6 };
 enum { LOOKUP_ERROR = -2, LOOKUP_ABSENT = -1 };
 
-/* An index table at least 3/2 the entry capacity keeps probe chains short. */
-static void table_init(Dict *d, int64_t cap) {
+/* An index table at least 3/2 the entry capacity keeps probe chains short. With an Interp, a
+ * table too large for the memory left is a MemoryError (-1, d untouched): a script can grow
+ * a dict as far as it likes. Without one (module members, globals) running out is fatal. */
+static int table_init(Interp *I, Dict *d, int64_t cap) {
   uint64_t size = 8;
   while (size < (uint64_t)cap + (uint64_t)cap / 2 + 1) size *= 2;
+  int64_t *index = I ? val_alloc(I, (int64_t)size, sizeof *index) : xmalloc(size * sizeof *index);
+  DictEntry *entries = !index ? NULL
+                       : I    ? val_alloc(I, cap, sizeof *entries)
+                              : xmalloc((size_t)cap * sizeof *entries);
+  if (!entries) return free(index), -1;
   d->mask = size - 1;
-  d->index = xmalloc(size * sizeof *d->index);
+  d->index = index;
   for (uint64_t i = 0; i < size; i++) d->index[i] = DICT_EMPTY;
   d->cap = cap;
-  d->entries = xmalloc((size_t)cap * sizeof *d->entries);
+  d->entries = entries;
   d->used = d->n = 0;
   d->version++;
+  return 0;
 }
 
 Dict *dict_alloc_(void) {
   Dict *d = xcalloc(1, sizeof *d);
-  table_init(d, DICT_MIN_CAP);
+  table_init(NULL, d, DICT_MIN_CAP);
   return d;
 }
 
@@ -40,14 +48,15 @@ static void insert_fresh(Dict *d, uint64_t hash, Value *key, Value *value) {
   d->n++;
 }
 
-static void resize(Dict *d, int64_t min_cap) {
+static int resize(Interp *I, Dict *d, int64_t min_cap) {
   DictEntry *old = d->entries;
-  int64_t used = d->used;
-  free(d->index);
-  table_init(d, min_cap < DICT_MIN_CAP ? DICT_MIN_CAP : min_cap);
+  int64_t used = d->used, *old_index = d->index;
+  if (table_init(I, d, min_cap < DICT_MIN_CAP ? DICT_MIN_CAP : min_cap) < 0) return -1;
+  free(old_index);
   for (int64_t i = 0; i < used; i++)
     if (old[i].key) insert_fresh(d, old[i].hash, old[i].key, old[i].value);
   free(old);
+  return 0;
 }
 
 /* Keys compare by pointer, then hash, then ==. Without an Interp (the _sym functions, whose
@@ -107,13 +116,13 @@ static int insert(Interp *I, Dict *d, Value *key, uint64_t hash, Value *v) {
     val_decref(old);
     return 0;
   }
-  val_incref(key);
-  val_incref(v);
   if (d->used == d->cap) {
-    resize(d, 2 * d->n + 4);
-    insert_fresh(d, hash, key, v);
+    if (resize(I, d, 2 * d->n + 4) < 0) return -1;
+    insert_fresh(d, hash, val_incref(key), val_incref(v));
     return 0;
   }
+  val_incref(key);
+  val_incref(v);
   d->index[slot] = d->used;
   d->entries[d->used++] = (DictEntry){hash, key, v};
   d->n++;
@@ -204,7 +213,7 @@ void dict_clear(Value *dict) {
   DictEntry *old = d->entries;
   int64_t used = d->used;
   free(d->index);
-  table_init(d, DICT_MIN_CAP);
+  table_init(NULL, d, DICT_MIN_CAP);
   release_entries(old, used);
 }
 
@@ -212,7 +221,7 @@ Value *dict_copy(Value *dict) {
   Dict *s = dict->u.dict;
   Value *c = val_dict_new();
   Dict *d = c->u.dict;
-  if (s->n > d->cap) resize(d, s->n);
+  if (s->n > d->cap) resize(NULL, d, s->n);
   for (int64_t i = 0; i < s->used; i++)
     if (s->entries[i].key)
       insert_fresh(d, s->entries[i].hash, val_incref(s->entries[i].key),

@@ -1,5 +1,6 @@
 /* eval.c: expressions. interp_eval returns a new reference, or NULL with an exception pending
  * that carries the location of the innermost node that failed. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,9 +162,23 @@ static void argvec_free(ArgVec *a) {
 
 #define ARGVEC_INIT(a) ((a).n = 0, (a).cap = 8, (a).v = (a).inline_)
 
+/* Room for extra more values: a starred list is as long as a script makes it. */
+static int argvec_reserve(Interp *I, ArgVec *a, int64_t extra) {
+  if (a->n + extra <= a->cap) return 0;
+  if (extra > INT_MAX / 2 - a->n) return val_mem_error(I, ((double)a->n + (double)extra) * 8), -1;
+  Value **nv = val_alloc(I, a->n + extra, sizeof *nv);
+  if (!nv) return -1;
+  memcpy(nv, a->v, sizeof(Value *) * (size_t)a->n);
+  if (a->v != a->inline_) free(a->v);
+  a->v = nv;
+  a->cap = a->n + (int)extra;
+  return 0;
+}
+
 static int push_starred(Interp *I, ArgVec *pos, Value *seq) {
   Value *l = val_to_list(I, seq);
   if (!l) return -1;
+  if (argvec_reserve(I, pos, VAL_SEQ_N(l)) < 0) return val_decref(l), -1;
   for (int64_t i = 0; i < VAL_SEQ_N(l); i++) argvec_push(pos, val_incref(VAL_SEQ_ITEM(l, i)));
   val_decref(l);
   return 0;
@@ -249,13 +264,12 @@ static Value *eval_seq(Interp *I, Frame *F, Node *n) {
     }
   }
   Value *r;
-  if (n->kind == AST_LIST) {
-    r = val_list_new(items.n);
+  r = n->kind == AST_LIST ? val_list_alloc(I, items.n) : val_tuple_alloc(I, items.n);
+  if (!r) return argvec_free(&items), fail_at(I, F, n);
+  if (n->kind == AST_LIST)
     for (int i = 0; i < items.n; i++) val_list_append_take(r, items.v[i]);
-  } else {
-    r = val_tuple_new(items.n);
+  else
     for (int i = 0; i < items.n; i++) val_seq_set_take(r, i, items.v[i]);
-  }
   items.n = 0;
   argvec_free(&items);
   return r;
@@ -279,10 +293,7 @@ static Value *eval_dict(Interp *I, Frame *F, Node *n) {
 static int comp_emit(Interp *I, Frame *C, Node *n, Value *result) {
   Value *v = interp_eval(I, C, n->u.comp.elt);
   if (!v) return -1;
-  if (n->kind == AST_LISTCOMP) {
-    val_list_append_take(result, v);
-    return 0;
-  }
+  if (n->kind == AST_LISTCOMP) return val_list_push_take(I, result, v);
   Value *k = interp_eval(I, C, n->u.comp.key);
   if (!k) return val_decref(v), -1;
   int r = dict_set(I, result, k, v);

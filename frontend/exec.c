@@ -91,7 +91,11 @@ static int unpack(Interp *I, Frame *F, Node *t, Value *v) {
       r = interp_assign(I, F, ts->items[i], VAL_SEQ_ITEM(items, k++));
       continue;
     }
-    Value *rest = val_list_new(n - want);
+    Value *rest = val_list_alloc(I, n - want);
+    if (!rest) {
+      r = -1;
+      break;
+    }
     for (int64_t j = 0; j < n - want; j++) val_list_append(rest, VAL_SEQ_ITEM(items, k++));
     r = interp_assign(I, F, ts->items[i]->u.unary.a, rest);
     val_decref(rest);
@@ -137,6 +141,7 @@ static Value *augmented(Interp *I, int op, Value *cur, Value *rhs) {
   if (cur->kind == VAL_LIST && op == BIN_ADD) {
     Value *items = val_to_list(I, rhs);
     if (!items) return NULL;
+    if (val_list_reserve(I, cur, VAL_SEQ_N(items)) < 0) return val_decref(items), NULL;
     for (int64_t i = 0; i < VAL_SEQ_N(items); i++) val_list_append(cur, VAL_SEQ_ITEM(items, i));
     val_decref(items);
     return val_incref(cur);

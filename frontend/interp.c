@@ -11,7 +11,8 @@
 #include "frontend/parse.h"
 #include "frontend/resolve.h"
 
-volatile sig_atomic_t tes_interrupted;
+atomic_int tes_interrupted;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler sets tes_interrupted");
 
 /* The names SPEC §5 binds before a script starts, and the module each one is. */
 static const struct { const char *name, *module; } prebound[] = {

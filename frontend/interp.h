@@ -6,12 +6,15 @@
 #define TES_INTERP_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "frontend/value.h"
 
 /* Set by the SIGINT handler; the interpreter checks it in loops and calls and raises
- * KeyboardInterrupt. */
-extern volatile sig_atomic_t tes_interrupted;
+ * KeyboardInterrupt. Compiled kernels poll it too (the runtime's interrupt flag, jit/runtime.h,
+ * which tvm.build points here), so it is a lock-free atomic: the handler and the pool's
+ * threads may touch it at once. */
+extern atomic_int tes_interrupted;
 
 Interp *interp_new(void);
 void interp_free(Interp *I);

@@ -137,15 +137,24 @@ static Value *str_join(Interp *I, Value *self, Value **a) {
   Value *items = val_to_list(I, a[0]);
   if (!items) return NULL;
   StrBuf b = STRBUF_INIT;
+  double total = 0; /* the result's length, to ask for it once (a double cannot overflow) */
   for (int64_t i = 0; i < VAL_SEQ_N(items); i++) {
     Value *s = VAL_SEQ_ITEM(items, i);
     if (s->kind != VAL_STR) {
       interp_raise(I, EXC_TypeError, "sequence item %lld: expected str instance, %s found",
                    (long long)i, val_type_name(s));
-      sb_free(&b);
       val_decref(items);
       return NULL;
     }
+    total += (double)SLEN(s) + (i ? (double)SLEN(self) : 0);
+  }
+  if (total > (double)INT64_MAX / 2 || val_sb_reserve(I, &b, (int64_t)total) < 0) {
+    if (!interp_error_pending(I)) val_mem_error(I, total);
+    val_decref(items);
+    return NULL;
+  }
+  for (int64_t i = 0; i < VAL_SEQ_N(items); i++) {
+    Value *s = VAL_SEQ_ITEM(items, i);
     if (i) sb_putn(&b, S(self), (size_t)SLEN(self));
     sb_putn(&b, S(s), (size_t)SLEN(s));
   }
@@ -351,8 +360,16 @@ static Value *str_replace(Interp *I, Value *self, Value **a) {
   if (opt_int(I, a[2], -1, &count) < 0) return NULL;
   if (count < 0) count = INT64_MAX;
   const char *s = S(self), *old = S(a[0]), *hit;
-  int64_t n = SLEN(self), m = SLEN(a[0]), pos = 0;
+  int64_t n = SLEN(self), m = SLEN(a[0]), pos = 0, hits = 0;
   StrBuf b = STRBUF_INIT;
+  if (m == 0)
+    hits = count < val_str_cplen(self) + 1 ? count : val_str_cplen(self) + 1;
+  for (int64_t p = 0; m && hits < count && (hit = find_bytes(s + p, n - p, old, m)); hits++)
+    p = hit - s + m;
+  /* ("a" * 10**5).replace("", "b" * 10**5) is 10**10 bytes: ask for it once */
+  double total = (double)n + (double)hits * (double)(SLEN(a[1]) - m);
+  if (total > (double)INT64_MAX / 2) return val_mem_error(I, total);
+  if (val_sb_reserve(I, &b, (int64_t)total) < 0) return NULL;
   if (m == 0) { /* "" matches before every code point and at the end */
     for (int64_t i = 0; i <= n; count--) {
       if (count > 0) sb_putn(&b, S(a[1]), (size_t)SLEN(a[1]));
@@ -374,8 +391,10 @@ static Value *str_replace(Interp *I, Value *self, Value **a) {
 }
 
 /* Rewrites ASCII letters: mode 'u' upper, 'l' lower, 't' title, 'c' capitalize. */
-static Value *str_recase(Value *self, char mode) {
-  char *s = xstrndup(S(self), (size_t)SLEN(self));
+static Value *str_recase(Interp *I, Value *self, char mode) {
+  char *s = val_alloc_text(I, SLEN(self));
+  if (!s) return NULL;
+  memcpy(s, S(self), (size_t)SLEN(self));
   bool prev_cased = false;
   for (int64_t i = 0; i < SLEN(self); i++) {
     char c = s[i];
@@ -398,10 +417,12 @@ static Value *str_recase(Value *self, char mode) {
   return val_str_take(s, (size_t)SLEN(self));
 }
 
-static Value *str_upper(Interp *I, Value *self, Value **a) { return str_recase(self, 'u'); }
-static Value *str_lower(Interp *I, Value *self, Value **a) { return str_recase(self, 'l'); }
-static Value *str_title(Interp *I, Value *self, Value **a) { return str_recase(self, 't'); }
-static Value *str_capitalize(Interp *I, Value *self, Value **a) { return str_recase(self, 'c'); }
+static Value *str_upper(Interp *I, Value *self, Value **a) { return str_recase(I, self, 'u'); }
+static Value *str_lower(Interp *I, Value *self, Value **a) { return str_recase(I, self, 'l'); }
+static Value *str_title(Interp *I, Value *self, Value **a) { return str_recase(I, self, 't'); }
+static Value *str_capitalize(Interp *I, Value *self, Value **a) {
+  return str_recase(I, self, 'c');
+}
 
 /* isdigit and friends: true when non-empty and every byte passes (ASCII classes). */
 static Value *str_all(Value *self, bool (*pred)(unsigned char)) {
@@ -454,6 +475,8 @@ static Value *str_justify(Interp *I, Value *self, Value **a, char how) {
   StrBuf b = STRBUF_INIT;
   const char *f = fill ? S(fill) : " ";
   size_t fl = fill ? (size_t)SLEN(fill) : 1;
+  if (marg > INT64_MAX / 4 - SLEN(self)) return val_mem_error(I, (double)marg * (double)fl);
+  if (val_sb_reserve(I, &b, marg * (int64_t)fl + SLEN(self)) < 0) return NULL;
   for (int64_t i = 0; i < left; i++) sb_putn(&b, f, fl);
   sb_putn(&b, S(self), (size_t)SLEN(self));
   for (int64_t i = left; i < marg; i++) sb_putn(&b, f, fl);
@@ -469,6 +492,7 @@ static Value *str_zfill(Interp *I, Value *self, Value **a) {
   if (val_as_int(I, a[0], &width) < 0) return NULL;
   if (width <= n) return val_incref(self);
   StrBuf b = STRBUF_INIT;
+  if (val_sb_reserve(I, &b, width - n + SLEN(self)) < 0) return NULL;
   int64_t sign = SLEN(self) > 0 && (S(self)[0] == '+' || S(self)[0] == '-');
   sb_putn(&b, S(self), (size_t)sign);
   for (int64_t i = n; i < width; i++) sb_putc(&b, '0');
@@ -559,7 +583,11 @@ static bool goes_before(SortCtx *c, int64_t x, int64_t y) {
 
 /* Bottom-up merge sort of a permutation: stable, O(n log n) comparisons. */
 static void merge_sort(SortCtx *c, int64_t *idx, int64_t n) {
-  int64_t *tmp = xmalloc((size_t)(n ? n : 1) * sizeof *tmp);
+  int64_t *tmp = val_alloc(c->I, n, sizeof *tmp);
+  if (!tmp) {
+    c->failed = true;
+    return;
+  }
   for (int64_t w = 1; w < n && !c->failed; w *= 2) {
     for (int64_t lo = 0; lo < n; lo += 2 * w) {
       int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
@@ -574,8 +602,8 @@ static void merge_sort(SortCtx *c, int64_t *idx, int64_t n) {
 }
 
 static Value **sort_keys(Interp *I, Value **items, int64_t n, Value *key) {
-  Value **keys = xmalloc((size_t)(n ? n : 1) * sizeof *keys);
-  for (int64_t i = 0; i < n; i++) {
+  Value **keys = val_alloc(I, n, sizeof *keys);
+  for (int64_t i = 0; keys && i < n; i++) {
     keys[i] = interp_callv(I, key, 1, &items[i]);
     if (!keys[i]) {
       for (int64_t j = 0; j < i; j++) val_decref(keys[j]);
@@ -592,15 +620,16 @@ static int sort_items(Interp *I, Value **items, int64_t n, Value *key, bool reve
   Value **keys = keyed ? sort_keys(I, items, n, key) : items;
   if (!keys) return -1;
   SortCtx c = {I, keys, reverse, false};
-  int64_t *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
-  for (int64_t i = 0; i < n; i++) idx[i] = i;
-  merge_sort(&c, idx, n);
-  if (!c.failed) {
-    Value **sorted = xmalloc((size_t)(n ? n : 1) * sizeof *sorted);
+  int64_t *idx = val_alloc(I, n, sizeof *idx);
+  for (int64_t i = 0; idx && i < n; i++) idx[i] = i;
+  if (idx) merge_sort(&c, idx, n);
+  Value **sorted = idx && !c.failed ? val_alloc(I, n, sizeof *sorted) : NULL;
+  if (sorted) {
     for (int64_t i = 0; i < n; i++) sorted[i] = items[idx[i]];
     memcpy(items, sorted, (size_t)n * sizeof *items);
     free(sorted);
   }
+  c.failed = !sorted;
   free(idx);
   if (keyed) {
     for (int64_t i = 0; i < n; i++) val_decref(keys[i]);
@@ -633,13 +662,14 @@ int val_list_sort(Interp *I, Value *list, Value *key, bool reverse) {
 /* ---- list ---- */
 
 static Value *list_append(Interp *I, Value *self, Value **a) {
-  val_list_append(self, a[0]);
+  if (val_list_push_take(I, self, val_incref(a[0])) < 0) return NULL;
   return val_none();
 }
 
 static Value *list_extend(Interp *I, Value *self, Value **a) {
   Value *items = val_to_list(I, a[0]); /* a copy: l.extend(l) doubles l */
   if (!items) return NULL;
+  if (val_list_reserve(I, self, VAL_SEQ_N(items)) < 0) return val_decref(items), NULL;
   for (int64_t i = 0; i < VAL_SEQ_N(items); i++) val_list_append(self, VAL_SEQ_ITEM(items, i));
   val_decref(items);
   return val_none();
@@ -663,7 +693,7 @@ static Value *list_insert(Interp *I, Value *self, Value **a) {
   if (val_as_int(I, a[0], &i) < 0) return NULL;
   if (i < 0) i = i + n < 0 ? 0 : i + n;
   if (i > n) i = n;
-  val_list_append(self, a[1]);
+  if (val_list_push_take(I, self, val_incref(a[1])) < 0) return NULL;
   List *l = self->u.list;
   memmove(l->items + i + 1, l->items + i, (size_t)(n - i) * sizeof *l->items);
   l->items[i] = a[1];
@@ -730,9 +760,7 @@ static Value *list_reverse(Interp *I, Value *self, Value **a) {
   return val_none();
 }
 
-static Value *list_copy(Interp *I, Value *self, Value **a) {
-  return val_list_of(self->u.list->items, VAL_SEQ_N(self));
-}
+static Value *list_copy(Interp *I, Value *self, Value **a) { return val_to_list(I, self); }
 
 static Value *list_clear(Interp *I, Value *self, Value **a) {
   List *l = self->u.list;
@@ -784,7 +812,8 @@ const Builtin val_tuple_methods[] = {
 /* ---- dict ---- */
 
 static Value *dict_items_m(Interp *I, Value *self, Value **a) {
-  Value *l = val_list_new(dict_len(self)), *k, *v;
+  Value *l = val_list_alloc(I, dict_len(self)), *k, *v;
+  if (!l) return NULL;
   for (int64_t pos = 0; dict_next(self, &pos, &k, &v);)
     val_list_append_take(l, val_tuple_of(2, k, v));
   return l;
@@ -793,7 +822,8 @@ static Value *dict_items_m(Interp *I, Value *self, Value **a) {
 static Value *dict_keys_m(Interp *I, Value *self, Value **a) { return dict_keys(self); }
 
 static Value *dict_values_m(Interp *I, Value *self, Value **a) {
-  Value *l = val_list_new(dict_len(self)), *k, *v;
+  Value *l = val_list_alloc(I, dict_len(self)), *k, *v;
+  if (!l) return NULL;
   for (int64_t pos = 0; dict_next(self, &pos, &k, &v);) val_list_append(l, v);
   return l;
 }

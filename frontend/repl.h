@@ -8,8 +8,8 @@
 #include "frontend/interp.h"
 
 /* Installs the SIGINT handler (no SA_RESTART, so a blocking read returns EINTR): it sets
- * tes_interrupted, which the interpreter turns into KeyboardInterrupt and the REPL into
- * "cancel this input". */
+ * tes_interrupted, which the interpreter turns into KeyboardInterrupt, a running kernel into an
+ * early return (then KeyboardInterrupt) and the REPL into "cancel this input". */
 void repl_install_sigint(void);
 
 /* Takes the pending exception of I and prints it on stderr (stdout flushed first), except

@@ -386,10 +386,14 @@ static void put_fill(StrBuf *b, uint32_t fill, int64_t n) {
 }
 
 /* Pads text (ncp code points) to the width. `split` bytes at the front (sign, 0x) stay
- * before the padding when aligning with '='. */
-static void pad_out(StrBuf *out, const Spec *sp, char align, const char *text, size_t len,
-                    int64_t ncp, size_t split) {
+ * before the padding when aligning with '='. -1 with MemoryError when a width given by `*`
+ * asks for more than there is. */
+static int pad_out(Interp *I, StrBuf *out, const Spec *sp, char align, const char *text,
+                   size_t len, int64_t ncp, size_t split) {
   int64_t pad = sp->width > ncp ? sp->width - ncp : 0;
+  int64_t fill_bytes = sp->fill < 0x80 ? 1 : sp->fill < 0x800 ? 2 : sp->fill < 0x10000 ? 3 : 4;
+  if (pad > INT64_MAX / 8) return val_mem_error(I, (double)fill_bytes * (double)pad), -1;
+  if (val_sb_reserve(I, out, fill_bytes * pad + (int64_t)len) < 0) return -1;
   switch (align) {
   case '<':
     sb_putn(out, text, len), put_fill(out, sp->fill, pad);
@@ -406,6 +410,7 @@ static void pad_out(StrBuf *out, const Spec *sp, char align, const char *text, s
     put_fill(out, sp->fill, pad), sb_putn(out, text, len);
     break;
   }
+  return 0;
 }
 
 static Value *unknown_code(Interp *I, char type, Value *v) {
@@ -430,7 +435,8 @@ static Value *format_str(Interp *I, Value *v, const Spec *sp) {
   int64_t ncp = val_str_cplen(v), nbytes = v->u.str.len;
   if (sp->prec >= 0 && sp->prec < ncp) ncp = sp->prec, nbytes = val_str_offset(v, ncp);
   StrBuf out = STRBUF_INIT;
-  pad_out(&out, sp, sp->align ? sp->align : '<', v->u.str.s, (size_t)nbytes, ncp, 0);
+  if (pad_out(I, &out, sp, sp->align ? sp->align : '<', v->u.str.s, (size_t)nbytes, ncp, 0) < 0)
+    return sb_free(&out), NULL;
   return val_str_sb(&out);
 }
 
@@ -449,7 +455,7 @@ static void put_grouped(StrBuf *b, const char *digits, int64_t n, char sep, int 
 }
 
 /* Sign, prefix, grouped integer digits and the rest, padded. body: the unsigned text. */
-static Value *finish_number(const Spec *sp, bool neg, const char *prefix, const char *body,
+static Value *finish_number(Interp *I, const Spec *sp, bool neg, const char *prefix, const char *body,
                             int every) {
   StrBuf head = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
   if (neg)
@@ -465,12 +471,16 @@ static Value *finish_number(const Spec *sp, bool neg, const char *prefix, const 
   int64_t min_len = 0;
   if (align == '=' && sp->fill == '0' && sp->group && nint > 0)
     min_len = sp->width - (int64_t)head.len - rest;
-  sb_putn(&text, sb_cstr(&head), head.len);
-  put_grouped(&text, body, nint, sp->group, every, min_len);
-  sb_puts(&text, body + nint);
-  pad_out(&out, sp, align, sb_cstr(&text), text.len, (int64_t)text.len, head.len);
+  int r = min_len > 0 ? val_sb_reserve(I, &text, 2 * min_len) : 0;
+  if (r == 0) {
+    sb_putn(&text, sb_cstr(&head), head.len);
+    put_grouped(&text, body, nint, sp->group, every, min_len);
+    sb_puts(&text, body + nint);
+    r = pad_out(I, &out, sp, align, sb_cstr(&text), text.len, (int64_t)text.len, head.len);
+  }
   sb_free(&head);
   sb_free(&text);
+  if (r < 0) return sb_free(&out), NULL;
   return val_str_sb(&out);
 }
 
@@ -519,7 +529,7 @@ static Value *format_float(Interp *I, Value *v, double x, const Spec *sp) {
   if (sp->prec > FMT_MAX_PREC) return interp_raise(I, EXC_ValueError, "precision too big");
   StrBuf body = STRBUF_INIT;
   float_body(&body, fabs(x), sp->type, sp->prec, sp->alt);
-  Value *r = finish_number(sp, signbit(x) && !isnan(x), "", sb_cstr(&body), 3);
+  Value *r = finish_number(I, sp, signbit(x) && !isnan(x), "", sb_cstr(&body), 3);
   sb_free(&body);
   return r;
 }
@@ -543,13 +553,14 @@ static Value *format_char(Interp *I, int64_t i, const Spec *sp) {
     return interp_raise(I, EXC_OverflowError, "%%c arg not in range(0x110000)");
   StrBuf b = STRBUF_INIT, out = STRBUF_INIT;
   val_utf8_put(&b, (uint32_t)i);
-  pad_out(&out, sp, sp->align ? sp->align : '>', sb_cstr(&b), b.len, 1, 0);
+  int r = pad_out(I, &out, sp, sp->align ? sp->align : '>', sb_cstr(&b), b.len, 1, 0);
   sb_free(&b);
+  if (r < 0) return sb_free(&out), NULL;
   return val_str_sb(&out);
 }
 
 /* The digits of an int for d, b, o, x, X, n, at least min_digits of them (`%.3d`). */
-static Value *int_core(const Spec *sp, int64_t i, int64_t min_digits) {
+static Value *int_core(Interp *I, const Spec *sp, int64_t i, int64_t min_digits) {
   uint64_t mag = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
   int base = sp->type == 'b'                      ? 2
              : sp->type == 'o'                    ? 8
@@ -560,9 +571,11 @@ static Value *int_core(const Spec *sp, int64_t i, int64_t min_digits) {
     prefix = base == 2 ? "0b" : base == 8 ? "0o" : sp->type == 'X' ? "0X" : "0x";
   StrBuf d = STRBUF_INIT, body = STRBUF_INIT;
   put_radix(&d, mag, base, sp->type == 'X');
+  if (min_digits > 0 && val_sb_reserve(I, &body, min_digits) < 0) /* `%.*d` */
+    return sb_free(&d), NULL;
   for (int64_t k = (int64_t)d.len; k < min_digits; k++) sb_putc(&body, '0');
   sb_putn(&body, sb_cstr(&d), d.len);
-  Value *r = finish_number(sp, i < 0, prefix, sb_cstr(&body), base == 10 ? 3 : 4);
+  Value *r = finish_number(I, sp, i < 0, prefix, sb_cstr(&body), base == 10 ? 3 : 4);
   sb_free(&d);
   sb_free(&body);
   return r;
@@ -575,7 +588,7 @@ static Value *format_int(Interp *I, Value *v, const Spec *sp) {
   if (sp->prec >= 0)
     return interp_raise(I, EXC_ValueError, "Precision not allowed in integer format specifier");
   if (t == 'c') return format_char(I, v->u.i, sp);
-  return int_core(sp, v->u.i, 0);
+  return int_core(I, sp, v->u.i, 0);
 }
 
 Value *val_format(Interp *I, Value *v, const char *spec, size_t speclen) {
@@ -707,14 +720,15 @@ static Value *pct_convert(Interp *I, Spec *sp, char type, Value *a) {
     if (sp->prec >= 0 && sp->prec < ncp && type != 'c') ncp = sp->prec, nb = val_str_offset(s, ncp);
     StrBuf out = STRBUF_INIT;
     sp->fill = ' ';
-    pad_out(&out, sp, sp->align == '<' ? '<' : '>', s->u.str.s, (size_t)nb, ncp, 0);
+    int r = pad_out(I, &out, sp, sp->align == '<' ? '<' : '>', s->u.str.s, (size_t)nb, ncp, 0);
     val_decref(s);
+    if (r < 0) return sb_free(&out), NULL;
     return val_str_sb(&out);
   }
   if (strchr("diuxXo", type)) {
     if (!pct_int_arg(I, type, a, &i)) return NULL;
     sp->type = strchr("diu", type) ? 'd' : type;
-    return int_core(sp, i, sp->prec);
+    return int_core(I, sp, i, sp->prec);
   }
   if (val_as_float(I, a, &x) < 0) return NULL;
   sp->type = type;

@@ -106,7 +106,7 @@ int val_slice_indices(Interp *I, Value *slice, int64_t len, int64_t *start, int6
   return 0;
 }
 
-static Value *str_slice(Value *s, int64_t start, int64_t step, int64_t count) {
+static Value *str_slice(Interp *I, Value *s, int64_t start, int64_t step, int64_t count) {
   if (step == 1) {
     int64_t a = val_str_offset(s, start), b = val_str_offset(s, start + count);
     return val_str(s->u.str.s + a, (size_t)(b - a));
@@ -117,7 +117,8 @@ static Value *str_slice(Value *s, int64_t start, int64_t step, int64_t count) {
     return val_str_sb(&b);
   }
   /* byte offset of every code point, then pick */
-  int64_t n = val_str_cplen(s), *off = xmalloc((size_t)(n + 1) * sizeof *off), k = 0;
+  int64_t n = val_str_cplen(s), *off = val_alloc(I, n + 1, sizeof *off), k = 0;
+  if (!off) return sb_free(&b), NULL;
   for (int64_t i = 0; i < s->u.str.len; i++)
     if (!val_utf8_cont((unsigned char)s->u.str.s[i])) off[k++] = i;
   off[n] = s->u.str.len;
@@ -129,8 +130,9 @@ static Value *str_slice(Value *s, int64_t start, int64_t step, int64_t count) {
   return val_str_sb(&b);
 }
 
-static Value *seq_slice(Value *seq, int64_t start, int64_t step, int64_t count) {
-  Value *r = seq->kind == VAL_LIST ? val_list_new(count) : val_tuple_new(count);
+static Value *seq_slice(Interp *I, Value *seq, int64_t start, int64_t step, int64_t count) {
+  Value *r = seq->kind == VAL_LIST ? val_list_alloc(I, count) : val_tuple_alloc(I, count);
+  if (!r) return NULL;
   r->u.list->n = count;
   for (int64_t i = 0; i < count; i++)
     r->u.list->items[i] = val_incref(VAL_SEQ_ITEM(seq, start + i * step));
@@ -150,9 +152,9 @@ static Value *range_slice(Interp *I, Value *r, int64_t start, int64_t step, int6
 static Value *get_slice(Interp *I, Value *obj, Value *slice) {
   int64_t len = val_len(I, obj), start, step, count;
   if (len < 0 || val_slice_indices(I, slice, len, &start, &step, &count) < 0) return NULL;
-  if (obj->kind == VAL_STR) return str_slice(obj, start, step, count);
+  if (obj->kind == VAL_STR) return str_slice(I, obj, start, step, count);
   if (obj->kind == VAL_RANGE) return range_slice(I, obj, start, step, count);
-  return seq_slice(obj, start, step, count);
+  return seq_slice(I, obj, start, step, count);
 }
 
 /* ---- indexing ---- */
@@ -436,8 +438,9 @@ static Value *not_iterable(Interp *I, Value *v) {
   return interp_raise(I, EXC_TypeError, "'%s' object is not iterable", val_type_name(v));
 }
 
-static Value *str_chars(Value *s) {
-  Value *l = val_list_new(s->u.str.len);
+static Value *str_chars(Interp *I, Value *s) {
+  Value *l = val_list_alloc(I, val_str_cplen(s));
+  if (!l) return NULL;
   for (int64_t i = 0; i < s->u.str.len;) {
     int64_t j = i + 1;
     while (j < s->u.str.len && val_utf8_cont((unsigned char)s->u.str.s[j])) j++;
@@ -450,9 +453,10 @@ static Value *str_chars(Value *s) {
 static Value *range_items(Interp *I, Value *r) {
   int64_t n = val_len(I, r);
   if (n < 0) return NULL;
-  if (n > ((int64_t)1 << 40) / (int64_t)sizeof(Value *))
-    return interp_raise(I, EXC_OverflowError, "range too large to make a list of");
-  Value *l = val_list_new(n);
+  /* each item is a cell of its own, allocated one by one: check them all up front */
+  if (val_mem_check(I, (double)n * (double)(sizeof(Value *) + sizeof(Value))) < 0) return NULL;
+  Value *l = val_list_alloc(I, n);
+  if (!l) return NULL;
   for (int64_t i = 0; i < n; i++)
     val_list_append_take(l, val_int(r->u.range.start + i * r->u.range.step));
   return l;
@@ -472,10 +476,13 @@ static Value *obj_items(Interp *I, Value *v) {
 Value *val_to_list(Interp *I, Value *v) {
   switch ((ValKind)v->kind) {
   case VAL_TUPLE:
-  case VAL_LIST:
-    return val_list_of(v->u.list->items, VAL_SEQ_N(v));
+  case VAL_LIST: {
+    Value *l = val_list_alloc(I, VAL_SEQ_N(v));
+    for (int64_t i = 0; l && i < VAL_SEQ_N(v); i++) val_list_append(l, VAL_SEQ_ITEM(v, i));
+    return l;
+  }
   case VAL_STR:
-    return str_chars(v);
+    return str_chars(I, v);
   case VAL_DICT:
     return dict_keys(v);
   case VAL_RANGE:

@@ -1268,21 +1268,19 @@ static Value *float_binop(Interp *I, BinOp op, Value *va, Value *vb) {
   TES_UNREACHABLE();
 }
 
-/* Python refuses to build a sequence this large; an error is kinder than dying of OOM. */
-#define SEQ_MAX_BYTES ((int64_t)1 << 40)
-
 static Value *seq_repeat(Interp *I, Value *seq, int64_t times) {
   if (times < 0) times = 0;
   int64_t n = seq->kind == VAL_STR ? seq->u.str.len : VAL_SEQ_N(seq), total;
-  if (__builtin_mul_overflow(n, times, &total) || total > SEQ_MAX_BYTES / 8)
-    return interp_raise(I, EXC_OverflowError, "repeated %s is too long", val_type_name(seq));
+  if (__builtin_mul_overflow(n, times, &total))
+    return val_mem_error(I, (double)n * (double)times * (seq->kind == VAL_STR ? 1 : 8));
   if (seq->kind == VAL_STR) {
-    char *s = xmalloc((size_t)total + 1);
+    char *s = val_alloc_text(I, total);
+    if (!s) return NULL;
     for (int64_t i = 0; i < times; i++) memcpy(s + i * n, seq->u.str.s, (size_t)n);
-    s[total] = 0;
     return val_str_take(s, (size_t)total);
   }
-  Value *r = seq->kind == VAL_LIST ? val_list_new(total) : val_tuple_new(total);
+  Value *r = seq->kind == VAL_LIST ? val_list_alloc(I, total) : val_tuple_alloc(I, total);
+  if (!r) return NULL;
   r->u.list->n = total;
   for (int64_t i = 0; i < total; i++) r->u.list->items[i] = val_incref(VAL_SEQ_ITEM(seq, i % n));
   return r;
@@ -1294,13 +1292,15 @@ static Value *seq_concat(Interp *I, Value *a, Value *b) {
                         val_type_name(a), val_type_name(b), val_type_name(a));
   if (a->kind == VAL_STR) {
     size_t na = (size_t)a->u.str.len, nb = (size_t)b->u.str.len;
-    char *s = xmalloc(na + nb + 1);
+    char *s = val_alloc_text(I, (int64_t)(na + nb));
+    if (!s) return NULL;
     memcpy(s, a->u.str.s, na);
     memcpy(s + na, b->u.str.s, nb + 1);
     return val_str_take(s, na + nb);
   }
   int64_t na = VAL_SEQ_N(a), nb = VAL_SEQ_N(b);
-  Value *r = a->kind == VAL_LIST ? val_list_new(na + nb) : val_tuple_new(na + nb);
+  Value *r = a->kind == VAL_LIST ? val_list_alloc(I, na + nb) : val_tuple_alloc(I, na + nb);
+  if (!r) return NULL;
   r->u.list->n = na + nb;
   for (int64_t i = 0; i < na; i++) r->u.list->items[i] = val_incref(VAL_SEQ_ITEM(a, i));
   for (int64_t i = 0; i < nb; i++) r->u.list->items[na + i] = val_incref(VAL_SEQ_ITEM(b, i));

@@ -128,8 +128,8 @@ typedef struct TypeObj {
   X(AttributeError, Error) X(OverflowError, Error) X(ScheduleError, Error)       \
   X(LowerError, Error) X(BuildError, Error) X(RuntimeError, Error)               \
   X(RecursionError, RuntimeError) X(NotImplementedError, RuntimeError)           \
-  X(StopIteration, Error) X(KeyboardInterrupt, BaseException)                   \
-  X(SystemExit, BaseException)
+  X(StopIteration, Error) X(MemoryError, Error)                                  \
+  X(KeyboardInterrupt, BaseException) X(SystemExit, BaseException)
 
 typedef enum {
 #define EXC_ENUM(k, base) EXC_##k,
@@ -270,6 +270,23 @@ Value *val_type(const TypeObj *t);
 Value *val_exc_new(const TypeObj *type, Value *args /* tuple, borrowed */);
 Value *val_exc_newf(ExcKind kind, const char *fmt, ...) TES_PRINTF(2, 3);
 Value *val_obj_new(const ObjClass *cls, void *p); /* takes p: cls->free runs on the last decref */
+
+/* ---- memory sized by a script (memory.c) ----
+ * What a script sizes ([0] * n, "x".ljust(n), list(range(n)), np.zeros(shape)) is allocated
+ * through these: where xmalloc would end the process they raise MemoryError ("cannot allocate
+ * 74.5 GiB") and return NULL or -1, leaving the session as it was. A block larger than the
+ * machine's memory is refused before it is asked for. */
+void *val_alloc(Interp *I, int64_t n, size_t elem);            /* n * elem bytes, zeroed */
+void *val_realloc(Interp *I, void *p, int64_t n, size_t elem); /* p stays valid on failure */
+char *val_alloc_text(Interp *I, int64_t len);                  /* len + 1 bytes */
+Value *val_list_alloc(Interp *I, int64_t cap);                 /* empty, room for cap items */
+Value *val_tuple_alloc(Interp *I, int64_t n); /* n NULL slots, for val_seq_set_take */
+int val_list_reserve(Interp *I, Value *list, int64_t extra);   /* room for extra more */
+int val_list_push_take(Interp *I, Value *list, Value *item);   /* decrefs item on failure */
+int val_mem_check(Interp *I, double bytes); /* -1 with MemoryError: more than the machine has */
+Value *val_mem_error(Interp *I, double bytes); /* raises MemoryError; returns NULL */
+double val_mem_physical(void);                 /* bytes of physical memory */
+void val_mem_format(char buf[32], double bytes); /* "512 bytes", "74.5 GiB" */
 
 /* ---- interned names ---- */
 Sym *sym_intern(const char *s, size_t len);

@@ -94,6 +94,11 @@ int tes_yylex(TES_YYSTYPE *lval, TES_YYLTYPE *lloc, Lexer *lx);
  * "'(' was never closed"). */
 bool lex_unclosed_bracket(Lexer *lx, LexBracket *b);
 
+/* Whether text[0..len) is UTF-8, as Python requires of a source; false with a SyntaxError
+ * recorded at the first bad byte, worded as Python's codec words it ("can't decode byte 0xff
+ * in position 3: invalid start byte"). */
+bool lex_check_utf8(ParseCtx *ctx, const char *text, size_t len);
+
 /* Records the first error of the parse; always returns false. */
 bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fmt, ...)
     TES_PRINTF(5, 6);

@@ -59,6 +59,45 @@ void lex_init(Lexer *lx, ParseCtx *ctx, const char *text, LexMode mode, int line
   lx->at_bol = mode == LEX_FILE;
 }
 
+/* ---- the encoding ---- */
+
+/* The length of the well-formed UTF-8 sequence at u[0..n), or 0 with *why set to what
+ * Python's codec says of the first byte that breaks it (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+static int utf8_length(const unsigned char *u, size_t n, const char **why) {
+  unsigned char c = u[0], lo = 0x80, hi = 0xBF;
+  int len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+          : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!len) return *why = "invalid start byte", 0;
+  if (c == 0xE0) lo = 0xA0;
+  if (c == 0xED) hi = 0x9F;
+  if (c == 0xF0) lo = 0x90;
+  if (c == 0xF4) hi = 0x8F;
+  for (int i = 1; i < len; i++) {
+    if ((size_t)i >= n) return *why = "unexpected end of data", 0;
+    if (u[i] < (i == 1 ? lo : 0x80) || u[i] > (i == 1 ? hi : 0xBF))
+      return *why = "invalid continuation byte", 0;
+  }
+  return len;
+}
+
+bool lex_check_utf8(ParseCtx *ctx, const char *text, size_t len) {
+  const unsigned char *u = (const unsigned char *)text;
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < len;) {
+    const char *why;
+    int n = u[i] < 0x80 ? 1 : utf8_length(u + i, len - i, &why);
+    if (n == 0)
+      return lex_error(ctx, line, (int)(i - line_start) + 1, false,
+                       "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position %zu: %s",
+                       u[i], i, why);
+    if (u[i] == '\n') line++, line_start = i + 1;
+    i += (size_t)n;
+  }
+  return true;
+}
+
 /* ---- tokens ---- */
 
 static void set_loc(const Lexer *lx, TES_YYLTYPE *l, int line, int col) {

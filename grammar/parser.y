@@ -1362,7 +1362,7 @@ Unit *parse_source(Source *src, ParseError *err) {
   const char *nul = memchr(src->text, 0, src->len);
   if (nul) {
     locate_nul(&ctx, src->text, nul);
-  } else {
+  } else if (lex_check_utf8(&ctx, src->text, src->len)) {
     Lexer *lx = xmalloc(sizeof *lx); /* a few KB: keep it off the caller's stack */
     lex_init(lx, &ctx, src->text, LEX_FILE, 1, 1);
     int r = tes_yyparse(lx);

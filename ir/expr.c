@@ -292,12 +292,15 @@ static int seq_count(int n, Stmt **items) {
   return count;
 }
 
-/* NULL items are skipped, so that a pass may drop a statement by returning NULL for it. */
+/* NULL items are skipped, so that a pass may drop a statement by returning NULL for it; so
+ * are empty SEQs (what a pass leaves of a loop of extent 0 or an `if` it proved false). */
 Stmt *ir_seq(Arena *a, int n, Stmt **items) {
   int count = seq_count(n, items);
   if (count == 1)
-    for (int i = 0; i < n; i++)
-      if (items[i]) return items[i]->kind == STMT_SEQ ? items[i]->u.seq.items[0] : items[i];
+    for (int i = 0; i < n; i++) {
+      if (!items[i] || (items[i]->kind == STMT_SEQ && items[i]->u.seq.n == 0)) continue;
+      return items[i]->kind == STMT_SEQ ? items[i]->u.seq.items[0] : items[i];
+    }
   Stmt *s = new_stmt(a, STMT_SEQ);
   s->u.seq.n = count;
   s->u.seq.items = count ? arena_alloc(a, (size_t)count * sizeof(Stmt *)) : NULL;

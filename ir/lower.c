@@ -17,13 +17,17 @@ typedef struct PassDef {
   PassWhen when;
 } PassDef;
 
-/* SPEC §8's order. TVM 0.8-0.10 hoist guards last, after simplification. */
+/* SPEC §8's order. TVM 0.8-0.10 hoist guards last, after simplification. tes.CheckBounds
+ * (tes's own) reads tensor accesses, so it comes before flattening; the bound checkers (on with
+ * tir.instrument_bound_checkers) want scalar indices, so they come before vectorization. */
 static const PassDef lowering[] = {
+    {"tes.CheckBounds", pass_check_bounds, RUN_ALWAYS},
     {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
     {"tir.InjectVirtualThread", pass_inject_virtual_thread, RUN_ALWAYS},
     {"tir.InjectDoubleBuffer", pass_inject_double_buffer, RUN_ALWAYS},
     {"tir.StorageRewrite", pass_storage_rewrite, RUN_ALWAYS},
     {"tir.UnrollLoop", pass_unroll_loop, RUN_ALWAYS},
+    {"tir.InstrumentBoundCheckers", pass_instrument_bound_checkers, RUN_ALWAYS},
     {"tir.VectorizeLoop", pass_vectorize_loop, RUN_ALWAYS},
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
@@ -87,10 +91,12 @@ enum { VERIFY_ALWAYS = 0 };
 
 /* In debug builds (TES_VERIFY_IR, set by meson) or at debug >= 1, the IR is checked after each
  * step, so that a step that breaks it is named as the culprit: a LowerError, not a crash or
- * wrong code later. flattened: tir.StorageFlatten has run. */
-static bool verified(Schedule *s, const LowerOptions *opt, const Stmt *body, const PassCtx *ctx,
-                     bool flattened, const char *pass) {
-  if (!VERIFY_ALWAYS && opt->debug < 1) return true;
+ * wrong code later. Every build checks it once more after the last pass, before code
+ * generation (lower_run). flattened: tir.StorageFlatten has run. */
+static bool verify_each(const LowerOptions *opt) { return VERIFY_ALWAYS || opt->debug >= 1; }
+
+static bool check_ir(Schedule *s, const Stmt *body, const PassCtx *ctx, bool flattened,
+                     const char *pass) {
   StrBuf err = STRBUF_INIT;
   bool ok = ir_verify_func(body, ctx, flattened, pass, &err);
   if (!ok) sched_fail(s, "internal error: %s", sb_cstr(&err));
@@ -141,9 +147,30 @@ static bool is_disabled(const LowerOptions *opt, const char *pass) {
   return false;
 }
 
-LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt) {
-  static const LowerOptions defaults = {0};
-  if (!opt) opt = &defaults;
+/* The passes of the table, in order; false with sched_error(s) set when one fails or, with
+ * `each`, leaves malformed IR. *flattened: tir.StorageFlatten has run; *last: the last pass run. */
+static bool run_passes(Schedule *s, const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool each,
+                       bool *flattened, const char **last) {
+  for (int i = 0; i < NPASSES; i++) {
+    if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
+    if (is_disabled(opt, lowering[i].name)) continue;
+    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
+    Stmt *next = lowering[i].run(*body, ctx);
+    if (ctx->error) return sched_fail(s, "%s", ctx->error);
+    after(opt, lowering[i].name, next, next != *body);
+    *body = next;
+    *flattened = *flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;
+    *last = lowering[i].name;
+    if (each && !check_ir(s, *body, ctx, *flattened, lowering[i].name)) return false;
+  }
+  return true;
+}
+
+/* lower_run's work; with `each`, the IR is verified after every step, else only at the end,
+ * where *bad_ir tells a malformed result from a user's error. */
+static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
+                               const LowerOptions *opt, bool each, bool *bad_ir) {
+  *bad_ir = false;
   s->error[0] = 0;
   if (!check_args(s, nargs, args)) return NULL;
   if (opt->debug >= 1) fprintf(stderr, "lower: schedule_ops\n");
@@ -161,24 +188,46 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
     f->param_tensors[i] = args[i];
     f->params[i] = param_buffer(a, args[i]);
   }
-  PassCtx ctx = {a, nargs, f->param_tensors, f->params, opt->gpu, opt->noptions, opt->options,
-                 0, NULL};
+  PassCtx ctx = {.arena = a,
+                 .nbinds = nargs,
+                 .bind_tensors = f->param_tensors,
+                 .bind_buffers = f->params,
+                 .gpu = opt->gpu,
+                 .noptions = opt->noptions,
+                 .options = opt->options,
+                 .warn = opt->warn,
+                 .warn_user = opt->warn_user};
   bool flattened = false;
+  const char *last = "schedule_ops";
   if (!shallow_enough(s, body)) return NULL;
   find_free_vars(s, a, body, &ctx);
-  if (!verified(s, opt, body, &ctx, flattened, "schedule_ops")) return NULL;
-  for (int i = 0; i < NPASSES; i++) {
-    if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
-    if (is_disabled(opt, lowering[i].name)) continue;
-    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
-    Stmt *next = lowering[i].run(body, &ctx);
-    after(opt, lowering[i].name, next, next != body);
-    body = next;
-    flattened = flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;
-    if (!verified(s, opt, body, &ctx, flattened, lowering[i].name)) return NULL;
-  }
+  if (each && !check_ir(s, body, &ctx, flattened, "schedule_ops")) return NULL;
+  if (!run_passes(s, opt, &ctx, &body, each, &flattened, &last)) return NULL;
+  if (!each && !check_ir(s, body, &ctx, flattened, last)) return *bad_ir = true, NULL;
   f->body = body;
   return f;
+}
+
+static void quiet(void *user, const char *msg) { (void)user, (void)msg; }
+
+/* Malformed IR is an internal error naming the pass that made it. A build that verifies only
+ * the result (release) finds that pass by lowering again, verifying each step, quietly (no
+ * dumps, no warnings twice); lowering is deterministic, so the second run fails where the
+ * first went wrong. */
+LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt) {
+  static const LowerOptions defaults = {0};
+  if (!opt) opt = &defaults;
+  bool bad_ir;
+  LoweredFunc *f = lower_once(a, s, nargs, args, opt, verify_each(opt), &bad_ir);
+  if (f || !bad_ir) return f;
+  char first[sizeof s->error];
+  snprintf(first, sizeof first, "%s", sched_error(s));
+  LowerOptions again = *opt;
+  again.dump = NULL;
+  again.warn = quiet;
+  if (!lower_once(a, s, nargs, args, &again, true, &bad_ir) && s->error[0]) return NULL;
+  sched_fail(s, "%s", first);
+  return NULL;
 }
 
 /* ---- printing ---- */

@@ -34,6 +34,9 @@ typedef struct LowerOptions {
   const PassOption *options;
   int ndisabled; /* PassContext(disabled_pass=[...]): names of passes not to run */
   const char *const *disabled;
+  /* The passes' warnings about the program (tes.CheckBounds); NULL: stderr */
+  void (*warn)(void *user, const char *msg);
+  void *warn_user;
 } LowerOptions;
 
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be

@@ -1,16 +1,37 @@
 /* strbuf.c: growable byte buffers. */
 #include "ir/strbuf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The capacity that holds len + extra + 1 bytes, doubling; 0 when that overflows a size_t. */
+static size_t grown_cap(const StrBuf *b, size_t extra) {
+  size_t need, cap = b->cap ? b->cap : 64;
+  if (__builtin_add_overflow(b->len, extra + 1, &need) || extra == SIZE_MAX) return 0;
+  while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+  return cap;
+}
+
 static void reserve(StrBuf *b, size_t extra) {
-  if (b->len + extra + 1 <= b->cap) return;
-  size_t cap = b->cap ? b->cap * 2 : 64;
-  while (cap < b->len + extra + 1) cap *= 2;
-  b->s = xrealloc(b->s, cap);
+  size_t cap = grown_cap(b, extra);
+  if (cap && b->len + extra + 1 <= b->cap) return;
+  b->s = xrealloc(b->s, cap ? cap : SIZE_MAX); /* SIZE_MAX: out of memory, reported */
   b->cap = cap;
+}
+
+bool sb_try_reserve(StrBuf *b, size_t extra) {
+  size_t cap = grown_cap(b, extra);
+  if (!cap) return false;
+  if (b->len + extra + 1 <= b->cap) return true;
+  char *s = realloc(b->s, cap); /* doubled; if that is too much, exactly what is needed */
+  if (!s && cap > b->len + extra + 1) s = realloc(b->s, cap = b->len + extra + 1);
+  if (!s) return false;
+  if (!b->s) s[0] = 0;
+  b->s = s;
+  b->cap = cap;
+  return true;
 }
 
 void sb_putn(StrBuf *b, const char *s, size_t n) {

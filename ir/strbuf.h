@@ -3,6 +3,7 @@
 #define TES_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ir/support.h"
@@ -13,6 +14,9 @@ typedef struct StrBuf {
 } StrBuf;
 
 #define STRBUF_INIT {0}
+/* Room for extra more bytes, or false (b as it was) when memory runs out: for text a script
+ * sizes, which must fail with MemoryError rather than end the process. */
+bool sb_try_reserve(StrBuf *b, size_t extra);
 void sb_putc(StrBuf *b, char c);
 void sb_putn(StrBuf *b, const char *s, size_t n);
 void sb_puts(StrBuf *b, const char *s);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/bounds.h"
 #include "ir/printer.h"
 
 /* ---- what is in scope ---- */
@@ -63,6 +64,12 @@ typedef struct Verifier {
   Scope scope;
   const Stmt *stmt; /* the innermost statement being checked, for the report */
   bool failed;
+  /* accesses inside their allocations: what surrounds them (NULL an: not checked) */
+  Analyzer *an;
+  AccessNest nest;
+  int dead; /* loops around here that run no iteration (constant extent <= 0) */
+  int nallocs, cap_allocs;
+  const Stmt **allocs; /* the ALLOCATEs open here, innermost last */
   /* ir_unbound_vars: a read of an unbound variable is collected (once: `collected` counts it)
    * rather than reported */
   bool collect;
@@ -253,6 +260,54 @@ static bool check_call(Verifier *vf, const Expr *e) {
          check_dtype(vf, args[2], e->dtype, "if_then_else's false value");
 }
 
+/* ---- accesses inside their allocations ---- */
+
+static const Stmt *allocation_of(const Verifier *vf, const Var *data) {
+  for (int i = vf->nallocs - 1; i >= 0; i--)
+    if (vf->allocs[i]->u.alloc.buffer_var == data) return vf->allocs[i];
+  return NULL;
+}
+
+/* One scalar index of buffer b against count: wrong when it certainly leaves it. */
+static bool check_index_in(Verifier *vf, const Expr *node, const Buffer *b, Expr *index,
+                           Expr *count) {
+  ConstBound r;
+  char rb[64];
+  if (ir_index_verdict(vf->an, vf->ctx->arena, &vf->nest, index, count, &r) != IDX_OUTSIDE)
+    return true;
+  StrBuf size = STRBUF_INIT;
+  ir_print_expr(&size, count);
+  fail(vf, node, "buffer %s, allocated with %s elements, is accessed at indices %s", b->name,
+       sb_cstr(&size), ir_range_text(r, rb));
+  sb_free(&size);
+  return false;
+}
+
+/* An access to an allocation (parameters are the user's: tes.CheckBounds and the bound
+ * checkers look at them) is inside it wherever the analyzer can tell: an allocation of
+ * constant size 0 is used by nothing that runs, and no index certainly leaves it (bounds.h).
+ * A ramp is checked at its two ends, a broadcast at its value. */
+static bool check_inside(Verifier *vf, const Expr *node, const Buffer *b, Expr *index) {
+  const Stmt *al = allocation_of(vf, b->data);
+  if (!vf->an || !al || !dt_eq(al->u.alloc.dtype, b->dtype)) return true;
+  Expr *count = ir_count_of(vf->ctx->arena, al->u.alloc.ndim, al->u.alloc.extents);
+  int64_t n;
+  if (!count) return true;
+  if (ir_as_int(count, &n) && n <= 0 && vf->dead == 0)
+    return fail(vf, node, "buffer %s is used but allocated with %lld elements", b->name,
+                (long long)n);
+  if (index->kind == EXPR_BROADCAST)
+    return check_index_in(vf, node, b, index->u.bcast.value, count);
+  if (index->kind != EXPR_RAMP)
+    return index->dtype.lanes != 1 || check_index_in(vf, node, b, index, count);
+  Arena *a = vf->ctx->arena;
+  Expr *base = index->u.ramp.base, *stride = index->u.ramp.stride;
+  Expr *last = arith_binary(
+      a, EXPR_ADD, base,
+      arith_binary(a, EXPR_MUL, stride, arith_const(a, stride->dtype, index->u.ramp.lanes - 1)));
+  return check_index_in(vf, node, b, base, count) && check_index_in(vf, node, b, last, count);
+}
+
 /* A Load or Store of `t` (lanes included) at index: the buffer must be a parameter's or an
  * enclosing allocation's, and a vector index or a vector buffer multiplies the lanes. */
 static bool check_access(Verifier *vf, const Expr *node, const Buffer *b, const Expr *index,
@@ -266,7 +321,8 @@ static bool check_access(Verifier *vf, const Expr *node, const Buffer *b, const 
       t.lanes != b->dtype.lanes * index->dtype.lanes)
     return fail(vf, node, "buffer %s holds %s but is accessed as %s at a %d-lane index", b->name,
                 dt_name(b->dtype, y), dt_name(t, x), index->dtype.lanes);
-  return check_bool(vf, pred, "an access predicate", index->dtype.lanes);
+  return check_bool(vf, pred, "an access predicate", index->dtype.lanes) &&
+         check_inside(vf, node, b, (Expr *)index);
 }
 
 /* A PRODUCER_LOAD or PROVIDE of t. */
@@ -320,9 +376,28 @@ static bool check_expr(Verifier *vf, const Expr *e) {
   TES_UNREACHABLE();
 }
 
+static bool is_if_then_else(const Expr *e) {
+  return e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.if_then_else") == 0 && e->u.call.n == 3;
+}
+
+/* The values of a select are read unguarded, those of if_then_else under its condition. */
+static void visit_branches(Verifier *vf, const Expr *e) {
+  bool sel = e->kind == EXPR_SELECT;
+  ir_visit_expr(&vf->v, sel ? e->u.select.cond : e->u.call.args[0]);
+  int *counter = sel ? &vf->nest.selects : &vf->nest.guards;
+  (*counter)++;
+  ir_visit_expr(&vf->v, sel ? e->u.select.t : e->u.call.args[1]);
+  ir_visit_expr(&vf->v, sel ? e->u.select.f : e->u.call.args[2]);
+  (*counter)--;
+}
+
 static void verify_expr(IrVisitor *v, const Expr *e) {
   Verifier *vf = (Verifier *)v;
   if (vf->failed || !check_expr(vf, e)) return;
+  if (e->kind == EXPR_SELECT || is_if_then_else(e)) {
+    visit_branches(vf, e);
+    return;
+  }
   if (e->kind != EXPR_LET) {
     ir_visit_children_expr(v, e);
     return;
@@ -343,8 +418,24 @@ static void visit_bound_body(Verifier *vf, const Var *var, const Stmt *body) {
   unbind(vf, var);
 }
 
+/* A loop's body (a thread's: over [0, extent)), the loop entered for the access checks. */
+static void visit_loop_body(Verifier *vf, Var *var, Expr *min, Expr *extent, const Stmt *body,
+                            bool binds) {
+  int64_t n;
+  bool dead = ir_as_int(extent, &n) && n <= 0;
+  vf->dead += dead;
+  if (vf->an) ir_nest_enter_loop(&vf->nest, vf->an, vf->ctx->arena, var, min, extent);
+  if (binds)
+    visit_bound_body(vf, var, body);
+  else
+    ir_visit_stmt(&vf->v, body);
+  if (vf->an) ir_nest_leave_loop(&vf->nest, vf->an);
+  vf->dead -= dead;
+}
+
 static void verify_for(Verifier *vf, const Stmt *s) {
   const Var *var = s->u.for_.var;
+  if (vf->failed) return;
   DType t = var->dtype;
   if (!dt_is_int(t) || t.lanes != 1) {
     char b[32];
@@ -356,7 +447,7 @@ static void verify_for(Verifier *vf, const Stmt *s) {
     return;
   ir_visit_expr(&vf->v, s->u.for_.min);
   ir_visit_expr(&vf->v, s->u.for_.extent);
-  visit_bound_body(vf, var, s->u.for_.body);
+  visit_loop_body(vf, s->u.for_.var, s->u.for_.min, s->u.for_.extent, s->u.for_.body, true);
 }
 
 static void verify_store(Verifier *vf, const Stmt *s) {
@@ -395,22 +486,47 @@ static void verify_allocate(Verifier *vf, const Stmt *s) {
     fail(vf, NULL, "allocation %s is not a handle variable", buf->name);
     return;
   }
-  for (int i = 0; i < s->u.alloc.ndim; i++)
+  int64_t n;
+  for (int i = 0; i < s->u.alloc.ndim; i++) {
     if (!check_scalar_int(vf, s->u.alloc.extents[i], "an allocation's extent")) return;
+    if (ir_as_int(s->u.alloc.extents[i], &n) && n < 0) {
+      fail(vf, NULL, "allocation %s has extent %lld", buf->name, (long long)n);
+      return;
+    }
+  }
   if (!check_bool(vf, s->u.alloc.condition, "an allocation's condition", 1)) return;
   for (int i = 0; i < s->u.alloc.ndim; i++) ir_visit_expr(&vf->v, s->u.alloc.extents[i]);
   ir_visit_expr(&vf->v, s->u.alloc.condition);
+  if (vf->nallocs == vf->cap_allocs) {
+    vf->cap_allocs = vf->cap_allocs ? 2 * vf->cap_allocs : 16;
+    vf->allocs = xrealloc(vf->allocs, (size_t)vf->cap_allocs * sizeof *vf->allocs);
+  }
+  vf->allocs[vf->nallocs++] = s;
   visit_bound_body(vf, buf, s->u.alloc.body);
+  vf->nallocs--;
 }
 
 /* A virtual thread binds its variable for its body only: InjectVirtualThread rewrites reads
  * there and nowhere else. Thread launches were declared for the whole walk. */
 static void verify_attr(Verifier *vf, const Stmt *s) {
   ir_visit_expr(&vf->v, s->u.attr.value);
-  if (s->u.attr.nkind == ATTR_NODE_ITERVAR && strcmp(s->u.attr.key, "virtual_thread") == 0)
-    visit_bound_body(vf, ((const IterVar *)s->u.attr.node)->var, s->u.attr.body);
-  else
+  bool vthread =
+      s->u.attr.nkind == ATTR_NODE_ITERVAR && strcmp(s->u.attr.key, "virtual_thread") == 0;
+  if (!vthread && !is_thread_launch(s)) {
     ir_visit_stmt(&vf->v, s->u.attr.body);
+    return;
+  }
+  Var *var = ((const IterVar *)s->u.attr.node)->var;
+  Expr *value = s->u.attr.value;
+  if (!dt_is_int(value->dtype) || !dt_eq(value->dtype, var->dtype)) {
+    if (vthread)
+      visit_bound_body(vf, var, s->u.attr.body);
+    else
+      ir_visit_stmt(&vf->v, s->u.attr.body);
+    return;
+  }
+  visit_loop_body(vf, var, arith_const(vf->ctx->arena, var->dtype, 0), value, s->u.attr.body,
+                  vthread);
 }
 
 static void verify_let(Verifier *vf, const Stmt *s) {
@@ -425,7 +541,12 @@ static void check_stmt(Verifier *vf, const Stmt *s) {
     verify_for(vf, s);
     return;
   case STMT_IF:
-    if (check_bool(vf, s->u.if_.cond, "an if's condition", 1)) ir_visit_children_stmt(&vf->v, s);
+    if (!check_bool(vf, s->u.if_.cond, "an if's condition", 1)) return;
+    ir_visit_expr(&vf->v, s->u.if_.cond);
+    vf->nest.guards++;
+    ir_visit_stmt(&vf->v, s->u.if_.then);
+    if (s->u.if_.orelse) ir_visit_stmt(&vf->v, s->u.if_.orelse);
+    vf->nest.guards--;
     return;
   case STMT_SEQ:
   case STMT_EVALUATE:
@@ -501,7 +622,11 @@ const Stmt *ir_find_deep_stmt(const Stmt *body, uint32_t limit) {
 static void walk(Verifier *vf, const Stmt *body) {
   declare_params(vf);
   declare_threads(vf, body);
+  if (!vf->collect && vf->ctx->arena) vf->an = arith_new(vf->ctx->arena);
   ir_visit_stmt(&vf->v, body);
+  if (vf->an) arith_free(vf->an);
+  ir_nest_free(&vf->nest);
+  free(vf->allocs);
   free(vf->scope.keys);
   free(vf->scope.count);
 }

@@ -1,6 +1,7 @@
 /* verify.h: the IR verifier. lower_run calls it after loop-nest construction and after every
- * pass in debug builds (TES_VERIFY_IR) or at LowerOptions.debug >= 1, so that a pass that
- * breaks the IR is named where it does it, not by a crash or wrong code later. */
+ * pass in debug builds (TES_VERIFY_IR) or at LowerOptions.debug >= 1, and in every build once
+ * more after the last pass, before code generation, so that a pass that breaks the IR is named
+ * where it does it, not by a crash inside LLVM or a wrong kernel later. */
 #ifndef TES_IR_VERIFY_H
 #define TES_IR_VERIFY_H
 
@@ -22,7 +23,13 @@
  *     are bool, ramp and broadcast lanes agree with their dtypes, a Store's value has its
  *     buffer's element type (lanes aside), a loop's bounds have its variable's dtype;
  *   - no REDUCE is left; with `flattened`, no PROVIDE, PRODUCER_LOAD or REALIZE either;
- *     before, a tensor is read or written only under its REALIZE or as a parameter.
+ *     before, a tensor is read or written only under its REALIZE or as a parameter;
+ *   - no allocation has a negative constant extent; one of constant size 0 is used by nothing
+ *     that runs (under no loop of constant extent 0); no Load or Store of an allocation
+ *     certainly leaves it (ir/bounds.h: unguarded, under loops that run, at an index whose
+ *     range is reached; a ramp at both ends). Parameters' accesses are the user's: tes.CheckBounds
+ *     and tir.InstrumentBoundCheckers look at them.
+ * ctx->arena takes the nodes the bound checks build (none when it is NULL: they are skipped).
  * On failure, appends "IR after PASS is malformed: WHAT: NODE" to err, NODE printed by the
  * one printer (a statement by its first line), and returns false. */
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,

@@ -78,19 +78,23 @@ static void start_session(void) {
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(S.jit), report, NULL);
 }
 
-/* The runtime's functions, which the process need not export for dlsym to see them. */
+/* The runtime's functions and its interrupt flag (the one in use now: the host's, once it has
+ * named it), which the process need not export for dlsym to see them. */
 static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
-  static const struct {
+  const struct {
     const char *name;
     void *addr;
-  } fns[] = {{"rt_parallel_for", (void *)rt_parallel_for}};
-  enum { N = sizeof fns / sizeof *fns };
+    bool callable;
+  } defs[] = {{"rt_parallel_for", (void *)rt_parallel_for, true},
+              {RT_INTERRUPT_SYMBOL, (void *)rt_interrupt_flag(), false}};
+  enum { N = sizeof defs / sizeof *defs };
   LLVMOrcCSymbolMapPair syms[N];
   for (int i = 0; i < N; i++) {
-    syms[i].Name = LLVMOrcLLJITMangleAndIntern(S.jit, fns[i].name);
-    syms[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)fns[i].addr;
+    syms[i].Name = LLVMOrcLLJITMangleAndIntern(S.jit, defs[i].name);
+    syms[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)defs[i].addr;
     syms[i].Sym.Flags.GenericFlags =
-        LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+        LLVMJITSymbolGenericFlagsExported |
+        (defs[i].callable ? LLVMJITSymbolGenericFlagsCallable : LLVMJITSymbolGenericFlagsNone);
     syms[i].Sym.Flags.TargetFlags = 0;
   }
   LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, N);

@@ -3,10 +3,13 @@
  * about 15 ms, ten times tes's own start. So they are built into a shared object of their own,
  * libtes-llvm.so beside the tes binary, loaded on the first tvm.build: a script that builds
  * nothing starts without LLVM. The plugin exports one function, tes_llvm_plugin, returning
- * this table of the functions of backends/llvm/codegen_llvm.h and jit/jit.h (see there for
- * what each does); cg_llvm_shape_vars needs no LLVM and is linked into both (abi.c). */
+ * this table of the functions of backends/llvm/codegen_llvm.h, jit/jit.h and jit/runtime.h
+ * (see there for what each does); cg_llvm_shape_vars needs no LLVM and is linked into both
+ * (abi.c). */
 #ifndef TES_JIT_LLVM_PLUGIN_H
 #define TES_JIT_LLVM_PLUGIN_H
+
+#include <stdatomic.h>
 
 #include "backends/llvm/codegen_llvm.h"
 #include "jit/jit.h"
@@ -25,6 +28,7 @@ typedef struct TesLlvm {
   void *(*lookup)(JitLib *lib, const char *name, char **err);
   void (*unload)(JitLib *lib);
   bool (*export_shared)(const char *path, const void *obj, size_t len, char **err);
+  void (*set_interrupt_flag)(atomic_int *flag); /* jit/runtime.h: before the first build */
 } TesLlvm;
 
 /* What the plugin exports (backends/llvm/plugin.c). */

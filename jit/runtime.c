@@ -3,10 +3,14 @@
  * variable between loops. A loop is split into at most one chunk per thread, chunks handed out
  * through an atomic counter so that a thread that is late to wake leaves its share to the
  * others; the caller works too, then waits until every worker has finished with the job, since
- * the closure lives on the caller's stack. */
+ * the closure lives on the caller's stack. A chunk starts only while the interrupt flag is
+ * clear, so Ctrl-C skips the rest of a loop, and the job still ends the usual way (every worker
+ * reports in), which leaves the pool ready for the next. */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -54,6 +58,19 @@ static void set_in_chunk(int on) {
   pthread_setspecific(in_chunk_key, on ? &in_chunk_key : NULL);
 }
 
+atomic_int rt_interrupt_requested;
+static _Atomic(atomic_int *) interrupt_flag = &rt_interrupt_requested;
+
+void rt_set_interrupt_flag(atomic_int *flag) {
+  atomic_store(&interrupt_flag, flag ? flag : &rt_interrupt_requested);
+}
+
+atomic_int *rt_interrupt_flag(void) { return atomic_load(&interrupt_flag); }
+
+static bool interrupted(void) {
+  return atomic_load_explicit(rt_interrupt_flag(), memory_order_relaxed) != 0;
+}
+
 static int cpu_count(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
@@ -76,7 +93,7 @@ static void run_chunks(Job *job) {
   while ((k = atomic_fetch_add(&job->next, 1)) < job->nchunks) {
     int64_t begin = (int64_t)k * job->chunk;
     int64_t end = begin + job->chunk < job->n ? begin + job->chunk : job->n;
-    int32_t rc = job->body(begin, end, job->closure);
+    int32_t rc = interrupted() ? RT_ERR_INTERRUPTED : job->body(begin, end, job->closure);
     int zero = 0;
     if (rc) atomic_compare_exchange_strong(&job->rc, &zero, rc);
   }
@@ -98,8 +115,13 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* Workers block every signal they can, so that the process's handlers (SIGINT: Ctrl-C) run
+ * on its own threads, where a signal also wakes a blocking read. */
 static void start_pool(void) {
   pool.nthreads = configured_threads();
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   for (int i = 1; i < pool.nthreads; i++) {
     pthread_t t;
     pthread_attr_t attr;
@@ -108,6 +130,7 @@ static void start_pool(void) {
     if (pthread_create(&t, &attr, worker, NULL) == 0) pool.nworkers++;
     pthread_attr_destroy(&attr);
   }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int rt_num_threads(void) {
@@ -117,6 +140,7 @@ int rt_num_threads(void) {
 
 int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   if (n <= 0) return 0;
+  if (interrupted()) return RT_ERR_INTERRUPTED;
   pthread_once(&pool.once, start_pool);
   if (in_chunk() || pool.nworkers == 0 || n == 1 || pthread_mutex_trylock(&pool.busy) != 0)
     return body(0, n, closure);

@@ -1,9 +1,11 @@
 /* runtime.h: what generated CPU code calls while it runs (backends/llvm/codegen_llvm.h's ABI):
- * the thread pool that runs parallel loops. The JIT resolves these names to the functions of
- * this process (jit.c); a library made by export_library carries its own copy. */
+ * the thread pool that runs parallel loops, and the flag that stops it on Ctrl-C. The JIT
+ * resolves these names to the functions of this process (jit.c); a library made by
+ * export_library carries its own copy. */
 #ifndef TES_JIT_RUNTIME_H
 #define TES_JIT_RUNTIME_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* One chunk of a parallel loop: iterations [begin, end) counted from 0; returns 0, or the
@@ -11,9 +13,25 @@
 typedef int32_t (*RtParallelBody)(int64_t begin, int64_t end, void *closure);
 
 /* Runs body over [0, n) in chunks on the pool's threads (the caller is one of them) and
- * returns when every chunk has run: 0, or the first nonzero code a chunk returned. Called from
+ * returns when every chunk has run: 0, or the first nonzero code a chunk returned; a chunk
+ * not yet started when the interrupt flag is set is skipped (RT_ERR_INTERRUPTED). Called from
  * inside a chunk, or while another thread uses the pool, it runs the whole range itself. */
 int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure);
+
+/* Ctrl-C. Generated code loads the int named RT_INTERRUPT_SYMBOL (relaxed) at every iteration
+ * of the outer loops of each loop nest (backends/llvm/codegen_llvm.h says which), and
+ * rt_parallel_for before every chunk; when it is nonzero they stop and return
+ * RT_ERR_INTERRUPTED (backends/llvm's CG_LLVM_ERR_INTERRUPTED), freeing what they allocated.
+ * The flag stays set: the host clears it once it has reported the interrupt. */
+enum { RT_ERR_INTERRUPTED = -2 };
+#define RT_INTERRUPT_SYMBOL "rt_interrupt_requested"
+/* The runtime's own flag, which nothing in it sets: what a shared object's code reads. */
+extern atomic_int rt_interrupt_requested;
+/* Makes flag (a host's, which its SIGINT handler sets) the one the pool reads and the JIT links
+ * generated code to; NULL goes back to the runtime's own. Call it before loading code: code
+ * already linked keeps the flag it was linked to. */
+void rt_set_interrupt_flag(atomic_int *flag);
+atomic_int *rt_interrupt_flag(void); /* the flag in use */
 
 /* The pool's size: TES_NUM_THREADS when it is a positive integer, else the CPUs this process
  * may run on. Fixed when the pool first starts. */

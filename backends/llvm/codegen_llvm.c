@@ -330,6 +330,7 @@ bool cg_llvm_runs_here(const CgLlvmCode *c) {
 const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64]) {
   if (code >= 1 && code <= c->nmessages) return c->messages[code - 1];
   if (code == CG_LLVM_ERR_NOMEM) return "out of memory";
+  if (code == CG_LLVM_ERR_INTERRUPTED) return "interrupted";
   snprintf(buf, 64, "unknown error code %d", (int)code);
   return buf;
 }

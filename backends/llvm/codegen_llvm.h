@@ -16,8 +16,14 @@
  * every argument behind a pointer: args[i] points at the i-th pointer or integer, in NAME's
  * order. Both return 0 on success, and otherwise a code that cg_llvm_error_message explains:
  * k >= 1 is the k-th assertion of the function failing, CG_LLVM_ERR_NOMEM a heap allocation
- * failing. Parallel loops call rt_parallel_for (jit/runtime.h) and heap buffers use the C
- * library's aligned_alloc and free; nothing else outside libc and libm is called. */
+ * failing, CG_LLVM_ERR_INTERRUPTED Ctrl-C. Parallel loops call rt_parallel_for (jit/runtime.h)
+ * and heap buffers use the C library's aligned_alloc and free; nothing else outside libc and
+ * libm is called. For Ctrl-C, every iteration of the outermost loop of each loop nest (in NAME
+ * and in each chunk of a parallel loop), and of the loops under it while those have at most 16
+ * iterations, loads the int rt_interrupt_requested (a relaxed atomic load through the GOT, on
+ * a branch weighted as not taken) and returns CG_LLVM_ERR_INTERRUPTED when it is nonzero; a
+ * loop polls only if it holds another loop (of more than 16 iterations or an unknown extent,
+ * or itself holding one), so inner loops vectorize as before and a lone loop never polls. */
 #ifndef TES_BACKENDS_LLVM_CODEGEN_LLVM_H
 #define TES_BACKENDS_LLVM_CODEGEN_LLVM_H
 
@@ -27,7 +33,7 @@
 
 #include "ir/lower.h"
 
-enum { CG_LLVM_ERR_NOMEM = -1 };
+enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2 };
 
 /* What cg_llvm_build made: an optimised LLVM module and the target machine it was made for. */
 typedef struct CgLlvmCode CgLlvmCode;
@@ -60,7 +66,7 @@ char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err);
 /* Whether the module was built for the machine it runs on (same triple), so a JIT can run it. */
 bool cg_llvm_runs_here(const CgLlvmCode *c);
 /* What a nonzero return code of NAME means: the failed assertion's message, "out of memory",
- * or "unknown error code N" into buf. */
+ * "interrupted", or "unknown error code N" into buf. */
 const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64]);
 
 #endif

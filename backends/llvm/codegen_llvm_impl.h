@@ -47,6 +47,9 @@ typedef struct Cg {
   bool in_parallel; /* generating an outlined body: nested parallel loops run serially */
   int unrolled;     /* statements emitted by unrolling, against a code-size limit */
   char *err;        /* the first error, malloc'd; the rest are dropped */
+  /* Ctrl-C polls (codegen_stmt.c): loops of the current function around the code being
+   * generated that are not tiny, and real loops emitted so far. */
+  int outer_big, nloops;
 } Cg;
 
 /* ---- codegen_target.c ---- */

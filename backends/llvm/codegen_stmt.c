@@ -4,7 +4,12 @@
  * closure (a struct of the variables the body reads) and run by rt_parallel_for (jit/runtime.h)
  * in chunks of the iteration space, a parallel loop inside one running serially. Allocations
  * of a small constant size are stack slots at the function's entry, the rest 64-byte aligned
- * heap buffers freed at the end of their scope, and on every early return (a failed assert). */
+ * heap buffers freed at the end of their scope, and on every early return (a failed assert,
+ * Ctrl-C). A loop polls the interrupt flag once per iteration (codegen_llvm.h) when it holds
+ * a real loop (one that is not tiny, or holds a real loop) and no loop of the function around
+ * it is more than tiny: the outermost loop of each nest, and those under it while they are
+ * tiny. There a poll costs a load per row; a loop with no real loop inside never polls, since
+ * the poll's early exit would keep LLVM from vectorizing it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +18,9 @@
 enum {
   STACK_ALLOC_MAX = 16 * 1024, /* bytes: a larger constant allocation goes to the heap */
   UNROLL_MAX = 4096,           /* statements unrolling may emit in one function */
+  /* A tiny loop: a constant extent up to this. LLVM unrolls one fully to vectorize the loop
+   * around it, and polling Ctrl-C in it alone would not do, nor after it. */
+  TINY_LOOP_MAX = 16,
   HEAP_ALIGN = 64,
 };
 
@@ -21,6 +29,37 @@ static LLVMBasicBlockRef new_block(Cg *cg, const char *name) {
 }
 
 /* ---- loops ---- */
+
+/* The branch as rarely taken: LLVM lays the path out of line. */
+static void unlikely(Cg *cg, LLVMValueRef br) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+  LLVMMetadataRef md[3] = {LLVMMDStringInContext2(cg->ctx, "branch_weights", 14),
+                           LLVMValueAsMetadata(LLVMConstInt(i32, 1, 0)),
+                           LLVMValueAsMetadata(LLVMConstInt(i32, 1u << 20, 0))};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
+                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3)));
+}
+
+/* Makes the loop header's way into body_bb go through a poll of the interrupt flag, which
+ * returns CG_LLVM_ERR_INTERRUPTED when it is set. The load is atomic so that LLVM neither
+ * hoists it out of the loop nor tears it; monotonic is the weakest order that is, and costs a
+ * plain mov. Called after the body is generated, at the loop's own scope of heap buffers. */
+static void poll_interrupt(Cg *cg, LLVMValueRef head_br, LLVMBasicBlockRef body_bb) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+  LLVMValueRef flag = LLVMGetNamedGlobal(cg->mod, "rt_interrupt_requested");
+  if (!flag) flag = LLVMAddGlobal(cg->mod, i32, "rt_interrupt_requested");
+  LLVMBasicBlockRef poll = LLVMInsertBasicBlockInContext(cg->ctx, body_bb, "for.poll");
+  LLVMBasicBlockRef stop = new_block(cg, "for.interrupted");
+  LLVMPositionBuilderAtEnd(cg->b, poll);
+  LLVMValueRef set = LLVMBuildLoad2(cg->b, i32, flag, "interrupt");
+  LLVMSetOrdering(set, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(set, 4);
+  unlikely(cg, LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, set, LLVMConstNull(i32), ""),
+                               stop, body_bb));
+  LLVMSetSuccessor(head_br, 0, poll);
+  LLVMPositionBuilderAtEnd(cg->b, stop);
+  cg_return_code(cg, LLVMConstInt(i32, (unsigned long long)CG_LLVM_ERR_INTERRUPTED, 1));
+}
 
 /* for (v = min; v < min + extent; v++) body, with v of type t. */
 static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef extent,
@@ -32,12 +71,19 @@ static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef ext
   LLVMPositionBuilderAtEnd(cg->b, head);
   LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMTypeOf(min), v->name);
   bool is_signed = v->dtype.code == DT_INT;
-  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, is_signed ? LLVMIntSLT : LLVMIntULT, i, end, ""),
-                  body_bb, exit);
+  LLVMValueRef head_br = LLVMBuildCondBr(
+      cg->b, LLVMBuildICmp(cg->b, is_signed ? LLVMIntSLT : LLVMIntULT, i, end, ""), body_bb, exit);
   LLVMPositionBuilderAtEnd(cg->b, body_bb);
+  bool tiny = LLVMIsAConstantInt(extent) && LLVMConstIntGetSExtValue(extent) <= TINY_LOOP_MAX;
+  bool may_poll = cg->outer_big == 0;
+  int inner_before = cg->nloops;
+  cg->outer_big += !tiny;
   cg_bind(cg, v, i);
   cg_stmt(cg, body);
   cg_unbind(cg, 1);
+  cg->outer_big -= !tiny;
+  bool holds_loop = cg->nloops > inner_before;
+  if (holds_loop || !tiny) cg->nloops++;
   LLVMValueRef one = LLVMConstInt(LLVMTypeOf(i), 1, 0);
   LLVMValueRef next =
       is_signed ? LLVMBuildNSWAdd(cg->b, i, one, "") : LLVMBuildAdd(cg->b, i, one, "");
@@ -46,6 +92,7 @@ static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef ext
   LLVMValueRef vals[2] = {min, next};
   LLVMBasicBlockRef bbs[2] = {pre, latch};
   LLVMAddIncoming(i, vals, bbs, 2);
+  if (may_poll && holds_loop) poll_interrupt(cg, head_br, body_bb);
   LLVMPositionBuilderAtEnd(cg->b, exit);
 }
 
@@ -109,18 +156,20 @@ typedef struct FuncState {
   LLVMValueRef *heap;
   int nheap, capheap;
   LLVMValueRef lane_mask;
+  int outer_big;
 } FuncState;
 
 static FuncState enter_function(Cg *cg, LLVMValueRef fn) {
-  FuncState st = {cg->fn,       cg->alloca_bb, LLVMGetInsertBlock(cg->b),
-                  cg->env,      cg->nenv,      cg->capenv,
-                  cg->heap,     cg->nheap,     cg->capheap,
-                  cg->lane_mask};
+  FuncState st = {cg->fn,        cg->alloca_bb, LLVMGetInsertBlock(cg->b),
+                  cg->env,       cg->nenv,      cg->capenv,
+                  cg->heap,      cg->nheap,     cg->capheap,
+                  cg->lane_mask, cg->outer_big};
   cg->fn = fn;
   cg->alloca_bb = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
   cg->env = NULL, cg->nenv = cg->capenv = 0;
   cg->heap = NULL, cg->nheap = cg->capheap = 0;
   cg->lane_mask = NULL;
+  cg->outer_big = 0; /* a chunk of a parallel loop polls as an entry point does */
   LLVMPositionBuilderAtEnd(cg->b, new_block(cg, "body"));
   return st;
 }
@@ -134,6 +183,7 @@ static void leave_function(Cg *cg, FuncState st) {
   cg->env = st.env, cg->nenv = st.nenv, cg->capenv = st.capenv;
   cg->heap = st.heap, cg->nheap = st.nheap, cg->capheap = st.capheap;
   cg->lane_mask = st.lane_mask;
+  cg->outer_big = st.outer_big;
   LLVMPositionBuilderAtEnd(cg->b, st.block);
 }
 

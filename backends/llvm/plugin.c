@@ -1,6 +1,10 @@
 /* plugin.c: the one symbol libtes-llvm.so exports (jit/llvm_plugin.h): the table of the LLVM
  * back end's and the JIT's functions. */
 #include "jit/llvm_plugin.h"
+#include "jit/runtime.h"
+
+/* Generated code returns the code that the runtime's parallel loops pass on. */
+_Static_assert((int)CG_LLVM_ERR_INTERRUPTED == (int)RT_ERR_INTERRUPTED, "one code for Ctrl-C");
 
 __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
   static const TesLlvm table = {
@@ -17,6 +21,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .lookup = jit_lookup,
       .unload = jit_unload,
       .export_shared = jit_export_shared,
+      .set_interrupt_flag = rt_set_interrupt_flag,
   };
   return &table;
 }

@@ -31,6 +31,12 @@ typedef struct PassCtx {
    * that no argument's shape has. TVM's lowering keeps them free (its build binds them). */
   int nfree;
   Var **free_vars;
+  /* A pass that finds the program cannot be lowered (tes.CheckBounds) sets error, a message in
+   * arena, and returns its input; lower_run stops there and reports it (a LowerError). */
+  const char *error;
+  /* Where a pass's warnings about the program go; NULL: stderr, "tes: warning: MSG". */
+  void (*warn)(void *user, const char *msg);
+  void *warn_user;
 } PassCtx;
 
 /* A pass's option, or dflt when the config does not set it. */
@@ -42,6 +48,8 @@ static inline int64_t pass_option(const PassCtx *ctx, const char *pass, const ch
   return dflt;
 }
 
+/* tes.CheckBounds (check_bounds.c) */
+Stmt *pass_check_bounds(Stmt *s, PassCtx *ctx);
 /* tir.StorageFlatten (storage_flatten.c) */
 Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx);
 /* tir.InjectVirtualThread (inject_virtual_thread.c) */
@@ -52,6 +60,8 @@ Stmt *pass_inject_double_buffer(Stmt *s, PassCtx *ctx);
 Stmt *pass_storage_rewrite(Stmt *s, PassCtx *ctx);
 /* tir.UnrollLoop (unroll_loop.c) */
 Stmt *pass_unroll_loop(Stmt *s, PassCtx *ctx);
+/* tir.InstrumentBoundCheckers (instrument_bound_checkers.c) */
+Stmt *pass_instrument_bound_checkers(Stmt *s, PassCtx *ctx);
 /* tir.VectorizeLoop (vectorize_loop.c) */
 Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx);
 /* tir.Simplify (simplify.c) */

@@ -15,6 +15,7 @@
  *   indices, and the simplifier after them folds what the row-major arithmetic leaves. */
 #include <string.h>
 
+#include "ir/bounds.h"
 #include "ir/pass/pass.h"
 #include "ir/support.h"
 
@@ -189,6 +190,9 @@ static Stmt *flatten_realize(Flatten *f, Stmt *s) {
     count =
         count ? fold(a, EXPR_MUL, count, as_dtype(a, buf->shape[d], count->dtype)) : buf->shape[d];
   }
+  /* a constant size past int32 (2**24 x 2**24 elements) is an int64, never a wrapped 0 */
+  Expr *exact = nd ? ir_count_of(a, nd, buf->shape) : NULL;
+  if (exact && exact->kind == EXPR_INT && exact->dtype.bits == 64) count = exact;
   buf->strides = nd ? aligned_strides(f, t, nd, buf->shape) : NULL;
   if (buf->strides)
     count = fold(a, EXPR_MUL, buf->strides[0], as_dtype(a, buf->shape[0], buf->strides[0]->dtype));

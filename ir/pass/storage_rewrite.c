@@ -6,21 +6,27 @@
  *    outermost thread_extent attr, virtual_thread attr or parallel loop that is open where the
  *    allocation is first used (shared and local memory live per thread block / per thread);
  *  - lets allocations whose lifetimes do not overlap share storage: same attach point, same
- *    scope, same element type, constant sizes within a factor of 16 of each other; the shared
- *    allocation keeps the first one's name and takes the larger size;
+ *    scope, same element type, and either constant sizes within a factor of 16 of each other
+ *    or both symbolic sizes (TVM's round robin over the free symbolic ones, one of the same
+ *    size first); the shared allocation keeps the first one's name, and its size is the
+ *    largest of its members' element counts: a constant when all are, else their max()
+ *    expression, simplified (max(n, n) is n);
  *  - writes in place: when the statement that first uses dst is the last use of src and it
- *    only reads src[I] while storing dst[I] (an elementwise stage), dst takes src's storage.
+ *    only reads src[I] while storing dst[I] (an elementwise stage), dst takes src's storage
+ *    if their sizes are equal (the same constant, or the same symbolic element count).
  *    Like TVM, this assumes such a statement writes each element of dst once, which holds for
  *    every statement loop-nest construction builds.
  * Lifetimes are measured at each allocation's own level (TVM's linear access pattern): a use
  * inside a loop counts as a use by the whole loop at the level of the allocation, so storage
  * freed inside a loop iteration is not reused in the same iteration by an outer allocation.
  * Not planned (left where they are, untouched): allocations whose extents use a variable bound
- * inside the function or that have a condition. Never shared: local, warp, wmma.* and tagged
- * (local.NAME) scopes and arrays of at most 32 bits (registers); symbolic sizes. Allocations
- * nothing uses are dropped. */
+ * inside the function or that have a condition, and allocations inside a vectorized loop
+ * (tir.VectorizeLoop, which runs later, gives each lane its own copy of them). Never shared:
+ * local, warp, wmma.* and tagged (local.NAME) scopes and arrays of at most 32 bits
+ * (registers); a constant size with a symbolic one. Allocations nothing uses are dropped. */
 #include <string.h>
 
+#include "ir/arith/arith.h"
 #include "ir/pass/pass.h"
 #include "ir/support.h"
 
@@ -41,10 +47,9 @@ struct Entry {
   const Stmt *attach; /* NULL: the function's top */
   const char *scope;
   DType elem;
-  int64_t nbits;      /* 0: symbolic size */
+  int64_t nbits;      /* 0: symbolic size (or one too large for int64 bits) */
   int nallocs;
   AllocInfo **allocs; /* in the order they were placed; the first names the storage */
-  int64_t extent;     /* the shared allocation's element count, when constant */
   bool is_free;
   Entry *next_free;
 };
@@ -68,6 +73,7 @@ typedef struct Rewrite {
   int nframes, cap_frames;
   SeqEntry *frames; /* the open scopes; frames[l] collects uses at level l */
   bool in_thread;   /* inside the outermost thread_extent already */
+  int in_vector;    /* vectorized loops open: allocations there are each lane's own */
   int nbound, cap_bound;
   const Var **bound; /* variables bound inside the body */
   int nentries, cap_entries;
@@ -187,7 +193,8 @@ static void find_attr(Rewrite *r, const Stmt *s) {
 static void find_alloc(Rewrite *r, Stmt *s) {
   r->allocs = grow(r->a, r->allocs, &r->cap_alloc, r->nalloc, sizeof *r->allocs);
   bool cond = s->u.alloc.condition && !ir_is_const_int(s->u.alloc.condition, 1);
-  r->allocs[r->nalloc++] = (AllocInfo){.alloc = s, .level = r->nframes, .plannable = !cond};
+  r->allocs[r->nalloc++] =
+      (AllocInfo){.alloc = s, .level = r->nframes, .plannable = !cond && !r->in_vector};
   find_leaf(r, s, s->u.alloc.ndim, s->u.alloc.extents);
   find(r, s->u.alloc.body);
 }
@@ -197,7 +204,10 @@ static void find(Rewrite *r, const Stmt *s) {
   case STMT_FOR: {
     bind(r, s->u.for_.var);
     Expr *bounds[2] = {s->u.for_.min, s->u.for_.extent};
+    int vector = s->u.for_.fkind == FOR_VECTORIZED;
+    r->in_vector += vector;
     find_scope(r, s, 2, bounds, s->u.for_.body, NULL);
+    r->in_vector -= vector;
     return;
   }
   case STMT_IF:
@@ -276,14 +286,35 @@ static const char *scope_of(const AllocInfo *ai) {
   return s && *s ? s : "global";
 }
 
+/* The size in bits when every extent is a constant, else 0 (as for a size past int64). */
 static int64_t const_nbits(const AllocInfo *ai) {
   const Stmt *s = ai->alloc;
   int64_t n = (int64_t)s->u.alloc.dtype.bits * s->u.alloc.dtype.lanes, v;
   for (int d = 0; d < s->u.alloc.ndim; d++) {
-    if (!ir_as_int(s->u.alloc.extents[d], &v)) return 0;
-    n *= v;
+    if (!ir_as_int(s->u.alloc.extents[d], &v) || v < 0 || __builtin_mul_overflow(n, v, &n))
+      return 0;
   }
   return n;
+}
+
+/* The element count: the product of the extents (1 for a scalar). */
+static Expr *elem_count(Arena *a, const Stmt *alloc) {
+  Expr *n = NULL;
+  for (int d = 0; d < alloc->u.alloc.ndim; d++) {
+    Expr *x = alloc->u.alloc.extents[d];
+    if (n && !dt_eq(n->dtype, x->dtype)) n = arith_cast(a, DT_I64, n), x = arith_cast(a, DT_I64, x);
+    n = n ? ir_binary(a, EXPR_MUL, n, x) : x;
+  }
+  return n ? n : ir_i32(a, 1);
+}
+
+/* Whether every member of the symbolic entry e has ai's element count, to the letter. */
+static bool same_symbolic_size(Rewrite *r, const Entry *e, const AllocInfo *ai) {
+  if (e->nbits != 0 || const_nbits(ai) != 0) return false;
+  Expr *n = elem_count(r->a, ai->alloc);
+  for (int i = 0; i < e->nallocs; i++)
+    if (!ir_expr_equal(elem_count(r->a, e->allocs[i]->alloc), n)) return false;
+  return true;
 }
 
 static Entry *new_entry(Rewrite *r, AllocInfo *ai, const Stmt *attach) {
@@ -309,17 +340,34 @@ static void unlink_free(Rewrite *r, Entry *e) {
     }
 }
 
+/* A free symbolic entry for ai: one of the same size, else the one freed last. */
+static Entry *find_symbolic_entry(Rewrite *r, AllocInfo *ai, const Stmt *attach) {
+  Entry *any = NULL;
+  for (Entry *e = r->free_list; e; e = e->next_free) {
+    if (e->nbits != 0 || !reusable(e, ai, attach)) continue;
+    if (same_symbolic_size(r, e, ai)) return e;
+    if (!any) any = e;
+  }
+  return any;
+}
+
 /* A free entry for ai: the smallest at least as large (up to 16 times), else the largest
- * smaller one (down to a 16th); or a new one. */
+ * smaller one (down to a 16th); for a symbolic size, find_symbolic_entry's; or a new one. */
 static Entry *find_alloc_entry(Rewrite *r, AllocInfo *ai, const Stmt *attach) {
   int64_t need = const_nbits(ai);
-  if (!shareable_scope(scope_of(ai)) || need == 0 || need <= 32) return new_entry(r, ai, attach);
+  if (!shareable_scope(scope_of(ai)) || (need > 0 && need <= 32)) return new_entry(r, ai, attach);
+  if (need == 0) {
+    Entry *e = find_symbolic_entry(r, ai, attach);
+    if (!e) return new_entry(r, ai, attach);
+    unlink_free(r, e);
+    return e;
+  }
   Entry *above = NULL, *below = NULL;
   for (Entry *e = r->free_list; e; e = e->next_free) {
-    if (!reusable(e, ai, attach)) continue;
-    if (e->nbits >= need && e->nbits <= need * 16 && (!above || e->nbits < above->nbits))
+    if (e->nbits == 0 || !reusable(e, ai, attach)) continue;
+    if (e->nbits >= need && e->nbits / 16 <= need && (!above || e->nbits < above->nbits))
       above = e;
-    if (e->nbits < need && e->nbits * 16 >= need && (!below || e->nbits > below->nbits))
+    if (e->nbits < need && e->nbits >= need / 16 && (!below || e->nbits > below->nbits))
       below = e;
   }
   Entry *e = above ? above : below;
@@ -331,7 +379,7 @@ static Entry *find_alloc_entry(Rewrite *r, AllocInfo *ai, const Stmt *attach) {
 
 static void free_storage(Rewrite *r, AllocInfo *ai) {
   Entry *e = ai->entry;
-  if (!e || e->is_free || e->nbits == 0 || e->nbits <= 32 || !shareable_scope(e->scope)) return;
+  if (!e || e->is_free || (e->nbits > 0 && e->nbits <= 32) || !shareable_scope(e->scope)) return;
   e->is_free = true;
   e->next_free = r->free_list;
   r->free_list = e;
@@ -430,14 +478,20 @@ static Events *liveness(Rewrite *r) {
   return ev;
 }
 
+/* Whether dst fits e's storage exactly: in place, the one rewrites the other element by
+ * element. A symbolic size must be the same expression (two zeros of const_nbits are not). */
+static bool same_size(Rewrite *r, const Entry *e, const AllocInfo *dst) {
+  return e->nbits != 0 ? e->nbits == const_nbits(dst) : same_symbolic_size(r, e, dst);
+}
+
 /* gen: the events where s begins; kill: where it ends (the same entry for a leaf). */
-static Entry *inplace_entry(const Events *gen, const Events *kill, const Stmt *s, AllocInfo *dst,
-                            const Stmt *attach) {
+static Entry *inplace_entry(Rewrite *r, const Events *gen, const Events *kill, const Stmt *s,
+                            AllocInfo *dst, const Stmt *attach) {
   if (gen->ngen > 2) return NULL;
   for (int k = 0; k < kill->nkill; k++) {
     AllocInfo *src = kill->kill[k];
     Entry *e = src->entry;
-    if (src->inplace_src || !e || !reusable(e, dst, attach) || e->nbits != const_nbits(dst) ||
+    if (src->inplace_src || !e || !reusable(e, dst, attach) || !same_size(r, e, dst) ||
         !inplace_ok(s, dst, src))
       continue;
     src->inplace_src = true;
@@ -469,7 +523,7 @@ static void plan(Rewrite *r) {
     const SeqEntry *s = &r->seq[i];
     for (int k = 0; s->offset >= 0 && k < ev[i].ngen; k++) {
       AllocInfo *ai = ev[i].gen[k];
-      Entry *e = inplace_entry(&ev[i], &ev[i + s->offset], s->stmt, ai, thread_scope);
+      Entry *e = inplace_entry(r, &ev[i], &ev[i + s->offset], s->stmt, ai, thread_scope);
       place(r, e ? e : find_alloc_entry(r, ai, thread_scope), ai);
     }
     if (s->offset > 0 && !thread_scope && opens_attach_scope(s->stmt)) thread_scope = s->stmt;
@@ -484,11 +538,11 @@ static void plan(Rewrite *r) {
 
 /* ---- the rewrite ---- */
 
-static Buffer *entry_buffer(Rewrite *r, const AllocInfo *ai) {
+/* The access's own buffer (its dtype and lanes kept) moved onto the entry's storage. */
+static Buffer *entry_buffer(Rewrite *r, const AllocInfo *ai, const Buffer *view) {
   const AllocInfo *first = ai->entry->allocs[0];
-  if (first == ai || !ai->buf) return ai->buf;
   Buffer *b = arena_alloc(r->a, sizeof *b);
-  *b = *ai->buf;
+  *b = *view;
   b->name = first->alloc->u.alloc.buffer_var->name;
   b->data = first->alloc->u.alloc.buffer_var;
   return b;
@@ -510,7 +564,8 @@ static Expr *rewrite_expr(IrMutator *m, Expr *e) {
   if (n->kind == EXPR_LOAD) {
     AllocInfo *ai = planned(r, n->u.load.buf->data);
     if (ai && ai->entry->allocs[0] != ai)
-      return ir_load(r->a, entry_buffer(r, ai), n->u.load.index, n->u.load.predicate);
+      return ir_load(r->a, entry_buffer(r, ai, n->u.load.buf), n->u.load.index,
+                     n->u.load.predicate);
   }
   return n;
 }
@@ -521,21 +576,35 @@ static bool has_attached(const Rewrite *r, const Stmt *at) {
   return false;
 }
 
+/* The element count of a shared entry: the largest of its members'. All members have the
+ * entry's element type (reusable() requires it), so counts compare directly. */
+static Expr *merged_count(Rewrite *r, const Entry *e) {
+  const Stmt *first = e->allocs[0]->alloc;
+  if (e->nbits != 0) {
+    int64_t bits = (int64_t)e->elem.bits * e->elem.lanes, n = (e->nbits + bits - 1) / bits;
+    DType t = first->u.alloc.ndim ? first->u.alloc.extents[0]->dtype : DT_I32;
+    return ir_int(r->a, n > INT32_MAX ? DT_I64 : t, n);
+  }
+  Expr *n = elem_count(r->a, first);
+  for (int i = 1; i < e->nallocs; i++) {
+    Expr *m = elem_count(r->a, e->allocs[i]->alloc);
+    if (!dt_eq(n->dtype, m->dtype))
+      n = arith_cast(r->a, DT_I64, n), m = arith_cast(r->a, DT_I64, m);
+    n = arith_binary(r->a, EXPR_MAX, n, m);
+  }
+  Analyzer *an = arith_new(r->a);
+  n = arith_simplify(an, n);
+  arith_free(an);
+  return n;
+}
+
 /* The new ALLOCATEs of the entries attached at `at`, around body, first entry outermost. */
 static Stmt *attach(Rewrite *r, const Stmt *at, Stmt *body) {
   for (int i = r->nentries - 1; i >= 0; i--) {
     Entry *e = r->entries[i];
     if (e->attach != at) continue;
     const Stmt *first = e->allocs[0]->alloc;
-    Expr *extent = NULL;
-    if (e->nallocs == 1) {
-      for (int d = 0; d < first->u.alloc.ndim; d++)
-        extent = extent ? ir_binary(r->a, EXPR_MUL, extent, first->u.alloc.extents[d])
-                        : first->u.alloc.extents[d];
-    } else {
-      int64_t bits = (int64_t)e->elem.bits * e->elem.lanes;
-      extent = ir_i32(r->a, (e->nbits + bits - 1) / bits);
-    }
+    Expr *extent = e->nallocs == 1 ? elem_count(r->a, first) : merged_count(r, e);
     body = ir_allocate(r->a, first->u.alloc.buffer_var, first->u.alloc.dtype, 1, &extent,
                        first->u.alloc.scope, NULL, body);
   }
@@ -552,8 +621,8 @@ static Stmt *rewrite_stmt(IrMutator *m, Stmt *s) {
   if (n->kind == STMT_STORE) {
     AllocInfo *ai = planned(r, n->u.store.buf->data);
     if (ai && ai->entry->allocs[0] != ai)
-      return ir_store(r->a, entry_buffer(r, ai), n->u.store.value, n->u.store.index,
-                      n->u.store.predicate);
+      return ir_store(r->a, entry_buffer(r, ai, n->u.store.buf), n->u.store.value,
+                      n->u.store.index, n->u.store.predicate);
   }
   if (!has_attached(r, s)) return n;
   if (n->kind == STMT_ATTR)

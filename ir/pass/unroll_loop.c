@@ -11,7 +11,11 @@
  *   them for the code they cover and are dropped. An "unroll" loop whose extent is not a
  *   constant stays an "unroll" loop (TVM stops with an error; here it runs as a loop, the kind
  *   a hint to the code generator). Copies share their inner variables, each bound in its own
- *   scope. Everything else is returned as it is.
+ *   scope. Unrolling one loop makes at most UNROLL_MAX_NODES statements and expressions: past
+ *   that an "unroll" loop sets ctx->error (a LowerError naming the loop; TVM copies whatever
+ *   the size, and LLVM then runs for minutes or out of memory) and a serial loop stays a loop.
+ *   Nested unrolls are counted whole, as the inner ones are copied first. Everything else is
+ *   returned as it is.
  * Why here: after virtual threads are injected and before vectorization, as in TVM, so that
  *   unrolled copies of a vectorized loop are each vectorized. */
 #include <limits.h>
@@ -19,10 +23,17 @@
 
 #include "ir/arith/arith.h"
 #include "ir/pass/pass.h"
+#include "ir/strbuf.h"
 #include "ir/support.h"
+
+/* The most IR nodes one unrolled loop may become. A real micro-kernel unrolls into a few
+ * thousand; LLVM compiles 2^17 nodes of simple stores in ~5 s, but takes minutes for four
+ * times more (its time grows faster than the code) and runs out of memory at 2^20 stores. */
+#define UNROLL_MAX_NODES (INT64_C(1) << 17)
 
 typedef struct Unroller {
   IrMutator m;
+  PassCtx *ctx;
   Analyzer *an;
   int64_t auto_max_step, auto_max_depth, auto_max_extent;
   bool explicit_unroll;
@@ -56,14 +67,68 @@ static int64_t times(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+typedef struct NodeCounter {
+  IrVisitor v;
+  int64_t n;
+} NodeCounter;
+
+/* Past the limit the walk stops: a body that shares a subexpression many times over (the
+ * count is of the tree, as the code generator emits it) costs no more than the limit. */
+static void count_expr(IrVisitor *v, const Expr *e) {
+  NodeCounter *c = (NodeCounter *)v;
+  if (c->n > UNROLL_MAX_NODES) return;
+  c->n++;
+  ir_visit_children_expr(v, e);
+}
+
+static void count_stmt(IrVisitor *v, const Stmt *s) {
+  NodeCounter *c = (NodeCounter *)v;
+  if (c->n > UNROLL_MAX_NODES) return;
+  c->n += s->kind != STMT_SEQ;
+  ir_visit_children_stmt(v, s);
+}
+
+/* The statements and expressions of s, or UNROLL_MAX_NODES + 1 when there are more. */
+static int64_t count_nodes(const Stmt *s) {
+  NodeCounter c = {{count_expr, count_stmt}, 0};
+  ir_visit_stmt(&c.v, s);
+  return c.n;
+}
+
+/* Whether n copies of the loop's body stay within UNROLL_MAX_NODES; if not and the user asked
+ * for the unroll, ctx->error says which loop, how big and the limit. */
+static bool small_enough(Unroller *u, const Stmt *loop, int64_t n) {
+  if (n <= 1) return true;
+  int64_t size = count_nodes(loop->u.for_.body);
+  if (times(size, n) <= UNROLL_MAX_NODES) return true;
+  if (loop->u.for_.fkind != FOR_UNROLLED) return false;
+  StrBuf msg = STRBUF_INIT;
+  sb_printf(&msg, "cannot unroll loop %s of extent %lld: ", loop->u.for_.var->name, (long long)n);
+  if (size > UNROLL_MAX_NODES)
+    sb_printf(&msg, "its body alone is more than %lld IR nodes", (long long)UNROLL_MAX_NODES);
+  else
+    sb_printf(&msg, "%lld copies of its body (%lld IR nodes each) would be more than %lld",
+              (long long)n, (long long)size, (long long)UNROLL_MAX_NODES);
+  sb_puts(&msg, ", the limit of tir.UnrollLoop (unroll a smaller loop: split it and unroll the "
+                "inner part)");
+  u->ctx->error = arena_strndup(u->ctx->arena, sb_cstr(&msg), msg.len);
+  sb_free(&msg);
+  return false;
+}
+
 /* The loop, whose body is done; the counts then describe the loop itself. */
 static Stmt *unroll_for(Unroller *u, Stmt *s) {
+  if (u->ctx->error) return s; /* lowering stops after this pass */
   int64_t n = const_extent(u, s);
   ForKind k = s->u.for_.fkind;
   bool unrolled = k == FOR_SERIAL && n >= 0 && u->normal_depth == 0 &&
                   u->unroll_depth <= u->auto_max_depth &&
                   (times(n, u->steps) <= u->auto_max_step || n <= u->auto_max_extent);
   if (k == FOR_UNROLLED) unrolled = n >= 0;
+  if (unrolled && u->explicit_unroll && !small_enough(u, s, n)) {
+    if (u->ctx->error) return s;
+    unrolled = false;
+  }
   if (unrolled) {
     u->steps = times(u->steps, n);
     u->unroll_depth++;
@@ -154,6 +219,7 @@ static Expr *keep_expr(IrMutator *m, Expr *e) { return e; }
 Stmt *pass_unroll_loop(Stmt *s, PassCtx *ctx) {
   const char *name = "tir.UnrollLoop";
   Unroller u = {.m = {ctx->arena, keep_expr, unroll_stmt},
+                .ctx = ctx,
                 .an = arith_new(ctx->arena),
                 .auto_max_step = pass_option(ctx, name, "auto_max_step", 0),
                 .auto_max_depth = pass_option(ctx, name, "auto_max_depth", 8),

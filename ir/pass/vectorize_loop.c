@@ -1,21 +1,28 @@
 /* vectorize_loop: turns "vectorized" loops into vector code (TVM's tir.VectorizeLoop, after
  *   Halide's loop vectorizer).
- * Assumes: flat buffers of scalar elements; loops are plain after unrolling.
+ * Assumes: flat buffers of scalar elements; loops are plain after unrolling; allocations made
+ *   per iteration of a vectorized loop are still inside it (tir.StorageRewrite leaves them).
  * Guarantees: a "vectorized" loop over x of constant extent L > 1 becomes its body with x
  *   replaced by ramp(min, 1, L): what depends on x widens to L lanes (float32x4 loads, stores,
  *   arithmetic, casts, selects and the math intrinsics), a scalar meeting a vector becomes
  *   broadcast(v, L), and ramp(b, s, L) + c, ramp(b, s, L) - c and ramp(b, s, L)*c (c > 0
- *   provably) fold into one ramp, as TVM builds them. A statement that cannot be vector code,
- *   because its condition, loop bounds or allocation size differ across lanes, or a call that
- *   is not elementwise, a ramp or broadcast of a vector, a vector-typed buffer or a tensor
- *   access gets a lane index is, as in TVM, run as `for (x.s, 0, L)` over its scalar form
- *   (with the lets it reads bound again inside). So is a store whose value varies across
- *   lanes but whose address does not (a reduction over x): TVM would store a vector to
- *   broadcast(address), which loses all but one lane's update. An allocation inside the loop gets
- * one copy per lane: its last extent times L, its accesses at index*L + x. A vectorized loop of
- *   extent 1 is its body at x = min; one of a non-constant extent, one nested in another, and
- *   every one when PassCtx sets "tir.VectorizeLoop" "disable" (tir.disable_vectorize) become
- *   serial loops. What holds no vectorized loop is returned as it is.
+ *   provably) fold into one ramp, as TVM builds them. An allocation inside the loop whose
+ *   size is the same in every lane gets one copy per lane, as in TVM: its last extent times L,
+ *   its accesses at index*L + (x - min). Vector code runs each statement for every lane before
+ *   the next, so the loop is vectorized only when no lane touches an element another lane
+ *   writes (lanes_independent: proved for every buffer stored to other than those copies, or
+ *   that buffer is touched by one store statement only, which then runs lane by lane); when
+ *   that is not proved, or the body calls something with side effects, the loop stays a serial
+ *   loop (its inner vectorized loops are then vectorized on their own). A statement that cannot
+ *   be vector code, because its condition, loop bounds or allocation size differ across lanes,
+ *   or a call that is not elementwise, a ramp or broadcast of a vector, a vector-typed buffer
+ *   or a tensor access gets a lane index is, as in TVM, run as `for (x.s, 0, L)` over its
+ *   scalar form (with the lets it reads bound again inside). So is a store whose value varies
+ *   across lanes but whose address does not: TVM would store a vector to broadcast(address),
+ *   which loses all but one lane's update. A vectorized loop of extent 1 is its body at
+ *   x = min; one of a non-constant extent, one nested in another, and every one when PassCtx
+ *   sets "tir.VectorizeLoop" "disable" (tir.disable_vectorize) become serial loops. What holds
+ *   no vectorized loop is returned as it is.
  * Why here: after unrolling, so that each unrolled copy is vectorized, and before the
  *   simplifier, which folds the ramps and broadcasts it leaves (ramp(0, 1, 4) + ...). */
 #include <string.h>
@@ -41,6 +48,8 @@ typedef struct Vectorizer {
   bool scalarize; /* an expression just visited cannot be vector code */
   int nlet, cap;
   LetBind *lets;
+  int nforced, capforced;
+  const Stmt **forced; /* stores that must run lane by lane (see lanes_independent) */
 } Vectorizer;
 
 static Expr *vec(Vectorizer *v, Expr *e);
@@ -368,7 +377,17 @@ static Stmt *scalarize(Vectorizer *v, Stmt *s) {
                 body);
 }
 
+static bool forced_scalar(const Vectorizer *v, const Stmt *s) {
+  for (int i = 0; i < v->nforced; i++)
+    if (v->forced[i] == s) return true;
+  return false;
+}
+
 static Stmt *vec_store(Vectorizer *v, Stmt *s) {
+  if (forced_scalar(v, s)) {
+    v->scalarize = true;
+    return s;
+  }
   Expr *xs[3] = {vec(v, s->u.store.value), vec(v, s->u.store.index), vec(v, s->u.store.predicate)};
   int l;
   if (xs[0] == s->u.store.value && xs[1] == s->u.store.index && xs[2] == s->u.store.predicate)
@@ -439,53 +458,12 @@ static Stmt *vec_assert(Vectorizer *v, Stmt *s) {
   return ir_assert(v->m.arena, cond, msg, body);
 }
 
-/* Each lane gets its own copy of a buffer allocated inside the loop: a[i] is a[i*L + x]. */
-typedef struct LaneAccess {
-  IrMutator m;
-  const Var *buf;
-  Var *x;
-  int lanes;
-} LaneAccess;
-
-static Expr *lane_index(LaneAccess *la, Expr *index) {
-  Arena *a = la->m.arena;
-  DType t = index->dtype;
-  Expr *x = arith_cast(a, dt_element(t), ir_varref(a, la->x));
-  if (t.lanes > 1) x = ir_broadcast(a, x, t.lanes);
-  return arith_binary(a, EXPR_ADD, arith_binary(a, EXPR_MUL, index, arith_const(a, t, la->lanes)),
-                      x);
-}
-
-static Expr *lane_expr(IrMutator *m, Expr *e) {
-  LaneAccess *la = (LaneAccess *)m;
-  Expr *r = ir_mutate_children_expr(m, e);
-  if (r->kind != EXPR_LOAD || r->u.load.buf->data != la->buf) return r;
-  return ir_load(m->arena, r->u.load.buf, lane_index(la, r->u.load.index), r->u.load.predicate);
-}
-
-static Stmt *lane_stmt(IrMutator *m, Stmt *s) {
-  LaneAccess *la = (LaneAccess *)m;
-  Stmt *r = ir_mutate_children_stmt(m, s);
-  if (r->kind != STMT_STORE || r->u.store.buf->data != la->buf) return r;
-  return ir_store(m->arena, r->u.store.buf, r->u.store.value, lane_index(la, r->u.store.index),
-                  r->u.store.predicate);
-}
-
+/* Extents and conditions stay scalar; vectorize_body widened what it could already. */
 static Stmt *vec_allocate(Vectorizer *v, Stmt *s) {
-  Arena *a = v->m.arena;
-  int nd = s->u.alloc.ndim;
-  Expr *cond = vec(v, s->u.alloc.condition);
-  if (!scalar(v, cond)) return s;
-  Expr **ext = arena_alloc(a, (size_t)(nd + 1) * sizeof *ext);
-  for (int i = 0; i < nd; i++)
-    if (!scalar(v, ext[i] = vec(v, s->u.alloc.extents[i]))) return s;
-  if (nd == 0) return ir_mutate_children_stmt(&v->m, s);
-  Expr *last = ext[nd - 1];
-  ext[nd - 1] = arith_binary(a, EXPR_MUL, last, arith_const(a, last->dtype, v->lanes));
-  LaneAccess la = {{a, lane_expr, lane_stmt}, s->u.alloc.buffer_var, v->x, v->lanes};
-  Stmt *body = ir_mutate_stmt(&v->m, ir_mutate_stmt(&la.m, s->u.alloc.body));
-  return ir_allocate(a, s->u.alloc.buffer_var, s->u.alloc.dtype, nd, ext, s->u.alloc.scope, cond,
-                     body);
+  if (!scalar(v, vec(v, s->u.alloc.condition))) return s;
+  for (int i = 0; i < s->u.alloc.ndim; i++)
+    if (!scalar(v, vec(v, s->u.alloc.extents[i]))) return s;
+  return ir_mutate_children_stmt(&v->m, s);
 }
 
 static Stmt *vec_kind(Vectorizer *v, Stmt *s) {
@@ -529,6 +507,373 @@ static Stmt *vec_stmt(IrMutator *m, Stmt *s) {
   return scalarize(v, s);
 }
 
+/* ---- one copy of each buffer allocated inside the loop per lane ---- */
+
+static void *grow(Arena *a, void *items, int *cap, int n, size_t size) {
+  if (n < *cap) return items;
+  int ncap = *cap ? *cap * 2 : 8;
+  items = arena_realloc(a, items, (size_t)*cap * size, (size_t)ncap * size);
+  *cap = ncap;
+  return items;
+}
+
+static bool holds_var(int n, const Var *const *vars, const Var *v) {
+  for (int i = 0; i < n; i++)
+    if (vars[i] == v) return true;
+  return false;
+}
+
+/* Whether an expression reads one of a list of variables. */
+typedef struct ReadsAny {
+  IrVisitor v;
+  int n;
+  const Var *const *vars;
+  bool found;
+} ReadsAny;
+
+static void reads_any_expr(IrVisitor *iv, const Expr *e) {
+  ReadsAny *r = (ReadsAny *)iv;
+  if (e->kind == EXPR_VAR && holds_var(r->n, r->vars, e->u.var)) r->found = true;
+  ir_visit_children_expr(iv, e);
+}
+
+static bool reads_any(const Expr *e, int n, const Var *const *vars) {
+  ReadsAny r = {{reads_any_expr, NULL}, n, vars, false};
+  if (e) ir_visit_expr(&r.v, e);
+  return r.found;
+}
+
+/* a[i] becomes a[i*L + lane], lane = x - min, for the buffer a. */
+typedef struct LaneAccess {
+  IrMutator m;
+  const Var *buf;
+  Expr *lane;
+  int lanes;
+} LaneAccess;
+
+static Expr *lane_index(LaneAccess *la, Expr *index) {
+  Arena *a = la->m.arena;
+  DType t = index->dtype;
+  Expr *lane = arith_cast(a, dt_element(t), la->lane);
+  if (t.lanes > 1) lane = ir_broadcast(a, lane, t.lanes);
+  return arith_binary(a, EXPR_ADD, arith_binary(a, EXPR_MUL, index, arith_const(a, t, la->lanes)),
+                      lane);
+}
+
+static Expr *lane_expr(IrMutator *m, Expr *e) {
+  LaneAccess *la = (LaneAccess *)m;
+  Expr *r = ir_mutate_children_expr(m, e);
+  if (r->kind != EXPR_LOAD || r->u.load.buf->data != la->buf) return r;
+  return ir_load(m->arena, r->u.load.buf, lane_index(la, r->u.load.index), r->u.load.predicate);
+}
+
+static Stmt *lane_stmt(IrMutator *m, Stmt *s) {
+  LaneAccess *la = (LaneAccess *)m;
+  Stmt *r = ir_mutate_children_stmt(m, s);
+  if (r->kind != STMT_STORE || r->u.store.buf->data != la->buf) return r;
+  return ir_store(m->arena, r->u.store.buf, r->u.store.value, lane_index(la, r->u.store.index),
+                  r->u.store.predicate);
+}
+
+/* Walks the loop body widening allocations whose extents and condition read nothing bound
+ * inside the loop (x, inner loop variables, lets); the others stay as they are (an extent
+ * that differs across lanes makes its statement run lane by lane) and are not private. */
+typedef struct Privatizer {
+  IrMutator m;
+  const Stmt *loop;
+  int lanes;
+  int nbound, capbound;
+  const Var **bound; /* x, then what the body binds around the statement visited */
+  int nown, capown;
+  const Var **own; /* the buffers widened: each lane has its own */
+} Privatizer;
+
+static void bind_inner(Privatizer *p, const Var *v) {
+  p->bound = grow(p->m.arena, p->bound, &p->capbound, p->nbound, sizeof *p->bound);
+  p->bound[p->nbound++] = v;
+}
+
+static Stmt *widen_allocate(Privatizer *p, Stmt *s) {
+  Arena *a = p->m.arena;
+  int nd = s->u.alloc.ndim;
+  bool fixed = !reads_any(s->u.alloc.condition, p->nbound, p->bound);
+  for (int i = 0; i < nd; i++) fixed &= !reads_any(s->u.alloc.extents[i], p->nbound, p->bound);
+  if (!fixed) return ir_mutate_children_stmt(&p->m, s);
+  Expr **ext = arena_alloc(a, (size_t)(nd + 1) * sizeof *ext);
+  for (int i = 0; i < nd; i++) ext[i] = s->u.alloc.extents[i];
+  Expr *last = nd ? ext[nd - 1] : NULL;
+  ext[nd ? nd - 1 : 0] =
+      last ? arith_binary(a, EXPR_MUL, last, arith_const(a, last->dtype, p->lanes))
+           : ir_i32(a, p->lanes);
+  const Stmt *l = p->loop;
+  Expr *lane = arith_binary(a, EXPR_SUB, ir_varref(a, l->u.for_.var), l->u.for_.min);
+  LaneAccess la = {{a, lane_expr, lane_stmt}, s->u.alloc.buffer_var, lane, p->lanes};
+  p->own = grow(a, p->own, &p->capown, p->nown, sizeof *p->own);
+  p->own[p->nown++] = s->u.alloc.buffer_var;
+  Stmt *body = ir_mutate_stmt(&p->m, ir_mutate_stmt(&la.m, s->u.alloc.body));
+  return ir_allocate(a, s->u.alloc.buffer_var, s->u.alloc.dtype, nd ? nd : 1, ext, s->u.alloc.scope,
+                     s->u.alloc.condition, body);
+}
+
+static Stmt *privatize_stmt(IrMutator *m, Stmt *s) {
+  Privatizer *p = (Privatizer *)m;
+  int nbound = p->nbound;
+  if (s->kind == STMT_ALLOCATE) return widen_allocate(p, s);
+  if (s->kind == STMT_FOR) bind_inner(p, s->u.for_.var);
+  if (s->kind == STMT_LET) bind_inner(p, s->u.let.var);
+  Stmt *r = ir_mutate_children_stmt(m, s);
+  p->nbound = nbound;
+  return r;
+}
+
+/* ---- whether the lanes may run in any order ----
+ * The loop ran each iteration to the end before the next; vector code runs each statement
+ * for every lane before the next statement (and an inner loop's iteration for every lane
+ * before the next iteration). The two agree when no lane touches an element another lane
+ * writes. Each lane has its own copy of the buffers widened above; every other buffer the
+ * body stores to is checked here on the scalar body, access by access: an access at index
+ * c*x + g(inner loop variables), with c the same constant for all accesses to the buffer,
+ * keeps lanes apart when no difference of two g's is c times a lane distance 1..L-1 (by
+ * bounds and modular facts). A buffer touched only by one store statement outside inner
+ * loops (a reduction over x, a store at an index the analysis cannot read) is fine too when
+ * that statement runs lane by lane. Anything else, and calls with side effects, leave the
+ * loop serial. */
+
+typedef struct InnerLoop {
+  Var *var;
+  Expr *min, *extent; /* lets inlined */
+} InnerLoop;
+
+typedef struct Access {
+  const Stmt *stmt; /* the statement the access belongs to */
+  const Buffer *buf;
+  Expr *index; /* lets inlined, elem_offset added */
+  bool store;
+  int nloops;
+  InnerLoop *loops; /* the loops inside the vector loop around it, outermost first */
+} Access;
+
+typedef struct LaneUses {
+  IrVisitor v;
+  Arena *a;
+  const Stmt *stmt;
+  int nlet, caplet;
+  VarMap *lets;
+  int nloop, caploop;
+  InnerLoop *loops;
+  int nacc, capacc;
+  Access *acc;
+  int nref, capref;
+  const Var **refs; /* variables read as values */
+  bool effect;      /* a call with side effects, or a statement the analysis cannot read */
+} LaneUses;
+
+static Expr *inline_lets(LaneUses *u, Expr *e) {
+  return u->nlet ? ir_substitute_expr(u->a, e, u->nlet, u->lets) : e;
+}
+
+static void add_access(LaneUses *u, const Buffer *b, Expr *index, bool store) {
+  Arena *a = u->a;
+  Expr *i = inline_lets(u, index);
+  if (b->elem_offset) i = arith_binary(a, EXPR_ADD, i, arith_cast(a, i->dtype, b->elem_offset));
+  InnerLoop *loops = arena_alloc(a, (size_t)(u->nloop + 1) * sizeof *loops);
+  if (u->nloop) memcpy(loops, u->loops, (size_t)u->nloop * sizeof *loops);
+  u->acc = grow(a, u->acc, &u->capacc, u->nacc, sizeof *u->acc);
+  u->acc[u->nacc++] = (Access){u->stmt, b, i, store, u->nloop, loops};
+}
+
+static void lane_uses_expr(IrVisitor *iv, const Expr *e) {
+  LaneUses *u = (LaneUses *)iv;
+  if (e->kind == EXPR_LOAD) add_access(u, e->u.load.buf, e->u.load.index, false);
+  if (e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE) u->effect = true;
+  if (e->kind == EXPR_VAR && !holds_var(u->nref, u->refs, e->u.var)) {
+    u->refs = grow(u->a, u->refs, &u->capref, u->nref, sizeof *u->refs);
+    u->refs[u->nref++] = e->u.var;
+  }
+  ir_visit_children_expr(iv, e);
+}
+
+static void uses_for(LaneUses *u, const Stmt *s) {
+  ir_visit_expr(&u->v, s->u.for_.min);
+  ir_visit_expr(&u->v, s->u.for_.extent);
+  u->loops = grow(u->a, u->loops, &u->caploop, u->nloop, sizeof *u->loops);
+  u->loops[u->nloop++] =
+      (InnerLoop){s->u.for_.var, inline_lets(u, s->u.for_.min), inline_lets(u, s->u.for_.extent)};
+  ir_visit_stmt(&u->v, s->u.for_.body);
+  u->nloop--;
+}
+
+static void uses_let(LaneUses *u, const Stmt *s) {
+  ir_visit_expr(&u->v, s->u.let.value);
+  u->lets = grow(u->a, u->lets, &u->caplet, u->nlet, sizeof *u->lets);
+  u->lets[u->nlet] = (VarMap){s->u.let.var, inline_lets(u, s->u.let.value)};
+  u->nlet++;
+  ir_visit_stmt(&u->v, s->u.let.body);
+  u->nlet--;
+}
+
+static void lane_uses_stmt(IrVisitor *iv, const Stmt *s) {
+  LaneUses *u = (LaneUses *)iv;
+  const Stmt *outer = u->stmt;
+  u->stmt = s;
+  switch (s->kind) {
+  case STMT_FOR:
+    uses_for(u, s);
+    break;
+  case STMT_LET:
+    uses_let(u, s);
+    break;
+  case STMT_STORE:
+    add_access(u, s->u.store.buf, s->u.store.index, true);
+    ir_visit_children_stmt(iv, s);
+    break;
+  case STMT_PROVIDE:
+  case STMT_REALIZE: /* none remain after flattening */
+    u->effect = true;
+    break;
+  case STMT_IF:
+  case STMT_SEQ:
+  case STMT_ALLOCATE:
+  case STMT_ATTR:
+  case STMT_ASSERT:
+  case STMT_EVALUATE:
+    ir_visit_children_stmt(iv, s);
+    break;
+  case STMT_KIND_COUNT:
+    TES_UNREACHABLE();
+  }
+  u->stmt = outer;
+}
+
+typedef struct Lanes {
+  Arena *a;
+  const Stmt *loop;
+  int lanes;
+} Lanes;
+
+static Expr *at_x(const Lanes *l, Expr *e, Expr *to) {
+  VarMap map = {l->loop->u.for_.var, to};
+  return ir_substitute_expr(l->a, e, 1, &map);
+}
+
+/* c with e = c*x + (what does not depend on x), when c is a constant. */
+static bool lane_stride(const Lanes *l, Analyzer *an, Expr *e, int64_t *c) {
+  Arena *a = l->a;
+  Expr *x = ir_varref(a, l->loop->u.for_.var);
+  Expr *next = at_x(l, e, ir_binary(a, EXPR_ADD, x, ir_int(a, x->dtype, 1)));
+  Expr *d = arith_simplify(an, ir_binary(a, EXPR_SUB, next, e));
+  return d->kind == EXPR_INT && ir_as_int(d, c);
+}
+
+/* Whether diff (the distance between the two accesses' elements at lane 0) is never c times
+ * a lane distance 1..L-1. */
+static bool lanes_apart(Analyzer *an, Expr *diff, int64_t c, int lanes) {
+  ConstBound b = arith_const_bound(an, diff);
+  ModularSet m = arith_modular_set(an, diff);
+  for (int64_t d = 1 - lanes; d < lanes; d++) {
+    int64_t v;
+    if (d == 0) continue;
+    if (__builtin_mul_overflow(c, d, &v)) return false;
+    if (v < b.min || v > b.max) continue;
+    if (m.coeff == 0 ? v != m.base : ((v - m.base) % m.coeff + m.coeff) % m.coeff != 0) continue;
+    return false;
+  }
+  return true;
+}
+
+static void bind_loops(Analyzer *an, int n, const InnerLoop *loops) {
+  for (int i = 0; i < n; i++) arith_bind(an, loops[i].var, (Range){loops[i].min, loops[i].extent});
+}
+
+/* p's inner loop variables renamed, so that p and q stand for two lanes at any iterations. */
+static Expr *renamed(const Lanes *l, Analyzer *an, const Access *p) {
+  Arena *a = l->a;
+  VarMap *map = arena_alloc(a, (size_t)(p->nloops + 1) * sizeof *map);
+  for (int i = 0; i < p->nloops; i++) {
+    const InnerLoop *in = &p->loops[i];
+    Var *v = ir_var(a, in->var->name, in->var->dtype);
+    Range r = {ir_substitute_expr(a, in->min, i, map), ir_substitute_expr(a, in->extent, i, map)};
+    arith_bind(an, v, r);
+    map[i] = (VarMap){in->var, ir_varref(a, v)};
+  }
+  return ir_substitute_expr(a, p->index, p->nloops, map);
+}
+
+static bool pair_apart(const Lanes *l, const Access *p, const Access *q) {
+  Arena *a = l->a;
+  if (!dt_eq(p->buf->dtype, q->buf->dtype) || !dt_eq(p->index->dtype, q->index->dtype))
+    return false;
+  Analyzer *an = arith_new(a);
+  const Stmt *loop = l->loop;
+  arith_bind(an, loop->u.for_.var, (Range){loop->u.for_.min, ir_i32(a, l->lanes)});
+  bind_loops(an, q->nloops, q->loops);
+  Expr *pi = renamed(l, an, p);
+  int64_t cp, cq;
+  bool ok = lane_stride(l, an, pi, &cp) && lane_stride(l, an, q->index, &cq) && cp == cq;
+  if (ok) {
+    Expr *min = loop->u.for_.min;
+    Expr *diff = ir_binary(a, EXPR_SUB, at_x(l, pi, min), at_x(l, q->index, min));
+    ok = lanes_apart(an, arith_simplify(an, diff), cp, l->lanes);
+  }
+  arith_free(an);
+  return ok;
+}
+
+/* Checks the pairs of accesses to one buffer (at most 32: more leave the loop serial). */
+static bool accesses_apart(const Lanes *l, int n, const Access *const *acc) {
+  if (n > 32) return false;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n; j++)
+      if ((acc[i]->store || acc[j]->store) && !pair_apart(l, acc[i], acc[j])) return false;
+  return true;
+}
+
+/* Whether every access is in one store statement outside inner loops. Its vector form keeps
+ * the lanes' order when it only stores (a scatter stores lane after lane, and a value and
+ * address the same in all lanes are stored once, as often as needed); when it also loads
+ * from the buffer it must run lane by lane, and *lane_by_lane says so. */
+static bool sole_store(int n, const Access *const *acc, bool *lane_by_lane) {
+  const Stmt *s = acc[0]->stmt;
+  *lane_by_lane = false;
+  for (int i = 0; i < n; i++) {
+    if (acc[i]->stmt != s || acc[i]->nloops > 0) return false;
+    *lane_by_lane |= !acc[i]->store;
+  }
+  return s->kind == STMT_STORE;
+}
+
+/* Whether the lanes can run as vector code; adds to v->forced the stores that must run lane
+ * by lane. */
+static bool lanes_independent(Vectorizer *v, const Stmt *loop, Stmt *body, int nown,
+                              const Var *const *own) {
+  Arena *a = v->m.arena;
+  LaneUses u = {.v = {lane_uses_expr, lane_uses_stmt}, .a = a};
+  ir_visit_stmt(&u.v, body);
+  if (u.effect) return false;
+  Lanes l = {a, loop, v->lanes};
+  const Access **same = arena_alloc(a, (size_t)(u.nacc + 1) * sizeof *same);
+  for (int i = 0; i < u.nacc; i++) {
+    const Var *data = u.acc[i].buf->data;
+    if (!u.acc[i].store || holds_var(nown, own, data)) continue;
+    int n = 0;
+    bool first = true;
+    for (int j = 0; j < u.nacc; j++) {
+      if (u.acc[j].buf->data != data) continue;
+      if (j < i && u.acc[j].store) first = false; /* checked with that store */
+      same[n++] = &u.acc[j];
+    }
+    if (!first) continue;
+    if (holds_var(u.nref, u.refs, data)) return false; /* its address escapes */
+    if (accesses_apart(&l, n, same)) continue;
+    bool lane_by_lane;
+    if (!sole_store(n, same, &lane_by_lane)) return false;
+    if (!lane_by_lane) continue;
+    v->forced = grow(a, v->forced, &v->capforced, v->nforced, sizeof *v->forced);
+    v->forced[v->nforced++] = same[0]->stmt;
+  }
+  return true;
+}
+
 /* ---- the loops ---- */
 
 typedef struct LoopVectorizer {
@@ -554,7 +899,12 @@ static Stmt *vectorize(LoopVectorizer *lv, Stmt *s, int64_t lanes) {
                   .x = s->u.for_.var,
                   .lanes = (int)lanes,
                   .ramp = ir_ramp(a, s->u.for_.min, stride, (int)lanes)};
-  return ir_mutate_stmt(&v.m, s->u.for_.body);
+  Privatizer p = {.m = {a, NULL, privatize_stmt}, .loop = s, .lanes = (int)lanes};
+  bind_inner(&p, s->u.for_.var);
+  Stmt *body = ir_mutate_stmt(&p.m, s->u.for_.body);
+  if (!lanes_independent(&v, s, body, p.nown, p.own))
+    return serial(a, s, ir_mutate_stmt(&lv->m, s->u.for_.body));
+  return ir_mutate_stmt(&v.m, body);
 }
 
 static Stmt *loop_stmt(IrMutator *m, Stmt *s) {

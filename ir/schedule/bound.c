@@ -89,7 +89,7 @@ static void collect_read(IrVisitor *v, const Expr *e) {
   Region *rg = rc->region;
   int base = e->u.pload.tensor->value_index * rg->ndim;
   for (int d = 0; d < rg->ndim && d < e->u.pload.n; d++) {
-    IntSet s = sched_eval_set(rc->arena, e->u.pload.indices[d], rc->sets);
+    IntSet s = sched_relax_set(rc->arena, e->u.pload.indices[d], rc->sets);
     rg->dims[base + d] = rg->seen[base + d] ? sched_set_union(rc->arena, rg->dims[base + d], s) : s;
     rg->seen[base + d] = true;
   }
@@ -151,8 +151,8 @@ static void root_sets(SchedBounds *b, const LStage *cons, const PtrMap *up, cons
     Range r = s ? sched_set_cover(a, *s, roots[i]->dom) : roots[i]->dom;
     IntSet set = sched_set_range(a, r);
     if (relax->n) {
-      set.min = sched_eval_set(a, set.min, relax).min;
-      set.max = set.max ? sched_eval_set(a, set.max, relax).max : NULL;
+      set.min = sched_relax_set(a, set.min, relax).min;
+      set.max = set.max ? sched_relax_set(a, set.max, relax).max : NULL;
     }
     sched_map_put(out, roots[i]->var, new_set(a, set));
   }
@@ -219,20 +219,39 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
   return true;
 }
 
-/* The ranges in the simplifier's form, each variable known to lie in its range (TVM ends
- * InferBound so), so that realize regions and loop extents read as TVM prints them. */
-static void simplify_ranges(SchedBounds *b) {
-  Analyzer *an = arith_new(b->arena);
-  for (int i = 0; i < b->dom.cap; i++)
-    if (b->dom.keys[i])
-      arith_bind(an, ((const IterVar *)b->dom.keys[i])->var, *(Range *)b->dom.vals[i]);
-  for (int i = 0; i < b->dom.cap; i++) {
-    Range *r = b->dom.vals[i];
-    if (!b->dom.keys[i]) continue;
-    r->min = arith_simplify(an, r->min);
-    r->extent = arith_simplify(an, r->extent);
+/* iv's range in the simplifier's form, iv then known to lie in it. */
+static void simplify_dom(SchedBounds *b, Analyzer *an, const IterVar *iv) {
+  Range *r = sched_map_get(&b->dom, iv);
+  if (!r) return;
+  Range s = {arith_simplify(an, r->min), arith_simplify(an, r->extent)};
+  sched_set_dom(b, iv, s);
+  arith_bind(an, iv->var, s);
+}
+
+/* The stage's ranges in the simplifier's form, each variable known to lie in its range (TVM
+ * binds each stage's ranges as InferBound goes), before its producers read them: a loop that
+ * only simplifies to extent 1 is then a single point for them, as schedule_ops, which makes
+ * no loop of it, sees it. Ranges mention only the loops around the stage, simplified
+ * already, so the result is what simplifying at the end would give. The root ranges come
+ * first, so that splitting them can prove what it tightens. */
+static void simplify_roots(SchedBounds *b, Analyzer *an, const LStage *ls) {
+  int n;
+  IterVar **roots = sched_root_ivs(b->arena, ls->st->op, &n);
+  for (int i = 0; i < n; i++) simplify_dom(b, an, roots[i]);
+}
+
+/* The rest of the stage's ranges, once passed down from the roots. */
+static void simplify_derived(SchedBounds *b, Analyzer *an, const LStage *ls) {
+  const Stage *st = ls->st;
+  int n;
+  sched_root_ivs(b->arena, st->op, &n);
+  for (int i = n; i < st->nall; i++) simplify_dom(b, an, st->all_iter_vars[i]);
+  for (int i = 0; i < ls->nrel; i++)
+    if (ls->rel[i].kind == REL_REBASE) simplify_dom(b, an, ls->rel[i].fused);
+  for (int i = 0; i < st->nattr; i++) {
+    IterVar *t = st->attrs[i].bind_thread;
+    if (t && sched_map_get(&b->thread_stage, t) == ls) simplify_dom(b, an, t);
   }
-  arith_free(an);
 }
 
 SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
@@ -246,12 +265,22 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
   sched_map_init(&b->thread_stage, a);
   s->error[0] = 0;
   if (!sched_normalize(b)) return NULL;
+  Analyzer *an = arith_new(a);
   for (int i = s->nstages - 1; i >= 0; i--) {
     LStage *ls = &b->ls[i];
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
-    if (!infer_root_bound(b, ls) || !sched_pass_down_domain(b, ls)) return NULL;
+    if (!infer_root_bound(b, ls)) {
+      arith_free(an);
+      return NULL;
+    }
+    simplify_roots(b, an, ls);
+    if (!sched_pass_down_domain(b, ls, an)) {
+      arith_free(an);
+      return NULL;
+    }
+    simplify_derived(b, an, ls);
   }
-  simplify_ranges(b);
+  arith_free(an);
   return b;
 }
 

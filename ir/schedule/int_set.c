@@ -318,6 +318,8 @@ typedef struct EvalCtx {
   Arena *arena;
   const PtrMap *sets;
   int depth;
+  bool relax;   /* a variable's set is itself evaluated over sets (sched_relax_set) */
+  PtrMap *memo; /* relaxing: Var * -> IntSet *, each variable's relaxed set, once */
 } EvalCtx;
 
 static IntSet eval(EvalCtx *cx, Expr *e);
@@ -326,24 +328,25 @@ static IntSet eval(EvalCtx *cx, Expr *e);
  * a single point replaced by it); one that reads a varying variable is unbounded. */
 typedef struct PointSubst {
   IrMutator m;
-  const PtrMap *sets;
+  EvalCtx *cx;
   bool varies;
 } PointSubst;
+
+static IntSet eval_var(EvalCtx *cx, Expr *e);
 
 static Expr *point_subst_expr(IrMutator *m, Expr *e) {
   PointSubst *ps = (PointSubst *)m;
   if (e->kind != EXPR_VAR) return ir_mutate_children_expr(m, e);
-  IntSet *s = sched_map_get(ps->sets, e->u.var);
-  if (!s) return e;
-  if (!sched_set_is_point(*s)) {
+  IntSet s = eval_var(ps->cx, e);
+  if (!sched_set_is_point(s)) {
     ps->varies = true;
     return e;
   }
-  return s->min;
+  return s.min;
 }
 
 static IntSet eval_generic(EvalCtx *cx, Expr *e) {
-  PointSubst ps = {{cx->arena, point_subst_expr, NULL}, cx->sets, false};
+  PointSubst ps = {{cx->arena, point_subst_expr, NULL}, cx, false};
   Expr *r = ir_mutate_expr(&ps.m, e);
   return ps.varies ? everything : sched_set_point(r);
 }
@@ -449,6 +452,33 @@ static IntSet eval_binary(EvalCtx *cx, Expr *e) {
   return binary_rules[e->kind].set(cx, x, y);
 }
 
+/* A variable's set; relaxing, the bounds of that set are evaluated in turn, since a loop's
+ * range may mention the loops around it (an attached stage's extent, say), which may be
+ * relaxed as well. A set that is the variable itself ends the chain. Each variable is relaxed
+ * once (a chain of loops each bounded by the last would otherwise cost 2^depth); one met again
+ * while it is being relaxed (a cycle, which no schedule makes) is unbounded, which the caller
+ * covers soundly. */
+static IntSet eval_var(EvalCtx *cx, Expr *e) {
+  static IntSet unbounded = {NULL, NULL};
+  const Var *v = e->u.var;
+  IntSet *s = sched_map_get(cx->sets, v);
+  if (!s) return sched_set_point(e);
+  if (!cx->relax || (sched_set_is_point(*s) && s->min->kind == EXPR_VAR && s->min->u.var == v))
+    return *s;
+  IntSet *done = sched_map_get(cx->memo, v);
+  if (done) return *done;
+  sched_map_put(cx->memo, v, &unbounded);
+  IntSet r;
+  if (sched_set_is_point(*s))
+    r = eval(cx, s->min);
+  else
+    r = (IntSet){s->min ? eval(cx, s->min).min : NULL, s->max ? eval(cx, s->max).max : NULL};
+  IntSet *keep = arena_alloc(cx->arena, sizeof *keep);
+  *keep = r;
+  sched_map_put(cx->memo, v, keep);
+  return r;
+}
+
 static IntSet eval(EvalCtx *cx, Expr *e) {
   if (++cx->depth > 200 || !dt_is_int(e->dtype) || e->dtype.lanes != 1) {
     cx->depth--;
@@ -456,11 +486,9 @@ static IntSet eval(EvalCtx *cx, Expr *e) {
   }
   IntSet r;
   switch (e->kind) {
-  case EXPR_VAR: {
-    IntSet *s = sched_map_get(cx->sets, e->u.var);
-    r = s ? *s : sched_set_point(e);
+  case EXPR_VAR:
+    r = eval_var(cx, e);
     break;
-  }
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
@@ -503,6 +531,13 @@ static IntSet eval(EvalCtx *cx, Expr *e) {
 }
 
 IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets) {
-  EvalCtx cx = {a, sets, 0};
+  EvalCtx cx = {a, sets, 0, false, NULL};
+  return eval(&cx, e);
+}
+
+IntSet sched_relax_set(Arena *a, Expr *e, const PtrMap *sets) {
+  PtrMap memo;
+  sched_map_init(&memo, a);
+  EvalCtx cx = {a, sets, 0, true, &memo};
   return eval(&cx, e);
 }

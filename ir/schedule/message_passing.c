@@ -3,6 +3,7 @@
  * them; up: from the leaves, which are the loops, back to the root axes the body indexes by. */
 #include <stdio.h>
 
+#include "ir/arith/arith.h"
 #include "ir/printer.h"
 #include "ir/schedule/sched_impl.h"
 
@@ -25,15 +26,28 @@ static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
 
 /* ---- ranges, down ---- */
 
-static void down_split(SchedBounds *b, const IterRelation *r) {
+/* The extent of the part a split makes by `amount` (its factor or nparts): amount itself, or
+ * the parent's extent where that is provably smaller (TVM's tightening in PassDownDomain), so
+ * that an axis of 3 split by 8 loops 3 times, not 8 under a guard. Not where a thread is
+ * bound under it, whose count the split may set on purpose, nor without an analyzer. */
+static Expr *split_part(Arena *a, Analyzer *an, const PtrMap *threads, const IterVar *part,
+                        Range parent, Expr *amount) {
+  if (!an || sched_map_get(threads, part) || ir_is_const_int(parent.extent, 0)) return amount;
+  Expr *lt = ir_binary(a, EXPR_LT, parent.extent, amount);
+  return arith_can_prove(an, lt) ? parent.extent : amount;
+}
+
+static void down_split(SchedBounds *b, Analyzer *an, const PtrMap *threads, const IterRelation *r) {
   Arena *a = b->arena;
   Range p = sched_dom(b, r->parent);
   DType t = r->parent->var->dtype;
   if (r->factor) {
-    sched_set_dom(b, r->inner, (Range){zero(a, t), r->factor});
+    Expr *inner = split_part(a, an, threads, r->inner, p, r->factor);
+    sched_set_dom(b, r->inner, (Range){zero(a, t), inner});
     sched_set_dom(b, r->outer, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->factor)});
   } else {
-    sched_set_dom(b, r->outer, (Range){zero(a, t), r->nparts});
+    Expr *outer = split_part(a, an, threads, r->outer, p, r->nparts);
+    sched_set_dom(b, r->outer, (Range){zero(a, t), outer});
     sched_set_dom(b, r->inner, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->nparts)});
   }
 }
@@ -74,12 +88,39 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
                     expr_text(r.extent, y, sizeof y), ls->st->op->name);
 }
 
-bool sched_pass_down_domain(SchedBounds *b, LStage *ls) {
+/* The itervars a thread-bound leaf derives from (TVM's PassUpThreadBinding). */
+static void thread_bound(const LStage *ls, PtrMap *out) {
+  for (int i = 0; i < ls->st->nattr; i++)
+    if (ls->st->attrs[i].bind_thread) sched_map_put(out, ls->st->attrs[i].iv, (void *)1);
+  for (int k = ls->nrel - 1; k >= 0; k--) {
+    const IterRelation *r = &ls->rel[k];
+    switch (r->kind) {
+    case REL_SPLIT:
+      if (sched_map_get(out, r->outer) || sched_map_get(out, r->inner))
+        sched_map_put(out, r->parent, (void *)1);
+      break;
+    case REL_FUSE:
+      if (sched_map_get(out, r->fused)) {
+        sched_map_put(out, r->outer, (void *)1);
+        sched_map_put(out, r->inner, (void *)1);
+      }
+      break;
+    case REL_REBASE:
+      if (sched_map_get(out, r->fused)) sched_map_put(out, r->parent, (void *)1);
+      break;
+    }
+  }
+}
+
+bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
+  PtrMap threads;
+  sched_map_init(&threads, b->arena);
+  thread_bound(ls, &threads);
   for (int i = 0; i < ls->nrel; i++) {
     const IterRelation *r = &ls->rel[i];
     switch (r->kind) {
     case REL_SPLIT:
-      down_split(b, r);
+      down_split(b, an, &threads, r);
       break;
     case REL_FUSE:
       down_fuse(b, r);
@@ -178,6 +219,20 @@ static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets)
   sched_map_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
 }
 
+/* Whether the part f of a fused range stays within one row of the inner axis: its length
+ * divides the row's and it starts at a multiple of its length (TVM's test), as when a fused
+ * axis is split by a factor of the inner extent. */
+static bool within_row(Arena *a, IntSet f, Expr *row) {
+  Analyzer *an = arith_new(a);
+  Expr *one = sched_const(a, f.min->dtype, 1);
+  Expr *len = arith_simplify(an, sched_add(a, sched_sub(a, f.max, f.min), one));
+  bool ok = arith_can_prove_ge(an, len, 1) &&
+            arith_can_prove_equal(an, sched_floormod(a, row, len), sched_const(a, len->dtype, 0)) &&
+            arith_can_prove_equal(an, sched_floormod(a, f.min, len), sched_const(a, len->dtype, 0));
+  arith_free(an);
+  return ok;
+}
+
 /* A part of the fused range maps back to whole rows of the inner axis, which is what TVM
  * does too unless the part provably stays within one row. */
 static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
@@ -201,7 +256,14 @@ static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) 
   Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
   sched_map_put(sets, r->outer,
                 new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
-  sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+  if (!within_row(a, f, factor)) {
+    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+    return;
+  }
+  lo = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
+  hi = as_dtype(a, sched_floormod(a, f.max, factor), r->inner->var->dtype);
+  sched_map_put(sets, r->inner,
+                new_set(a, (IntSet){plus_min(a, lo, ri.min), plus_min(a, hi, ri.min)}));
 }
 
 static void up_domain_rebase(SchedBounds *b, const IterRelation *r, PtrMap *sets) {

@@ -5,7 +5,9 @@
  * from the split, the split's guard as the reduction's condition); B's stage then sums B.rf
  * over a new reduce axis `k.inner.v`. Names follow TVM so that the IR reads as its reduction
  * tutorial prints it: in B.rf the factored axis keeps its variable (`k.inner`), and B's stage
- * gets fresh axes ax0, ax1, ... (so axes of B.op no longer name its loops; s[B].op.axis do). */
+ * gets fresh axes ax0, ax1, ... (so axes of B.op no longer name its loops; s[B].op.axis do).
+ * B.rf reuses B's spatial axes and untouched reduce axes, so the splits and fuses B's stage
+ * made of them carry over to B.rf with their itervars, as TVM keeps them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ typedef struct Factor {
   SchedBounds b;   /* the ranges of the touched itervars */
   PtrMap values;   /* IterVar * -> Expr *: the touched itervars in terms of the leaves */
   Expr *cond;      /* the guards of the split and the reduction's own condition, or NULL */
+  PtrMap moved;    /* IterVar * -> IterVar *: a touched leaf of B -> B.rf's itervar for it */
 } Factor;
 
 static const char *nm(const IterVar *iv) { return iv ? iv->var->name : "(none)"; }
@@ -66,68 +69,52 @@ static Stage *factor_stage(Schedule *s, Tensor *t, IterVar *axis) {
 
 /* ---- the itervars tied to the axis (TVM's PassUpBitMaskOr, then down) ---- */
 
-static void touch_up(const Stage *st, PtrMap *t) {
-  for (int k = st->nrel - 1; k >= 0; k--) {
-    const IterRelation *r = &st->relations[k];
-    switch (r->kind) {
-    case REL_SPLIT:
-      if (has(t, r->outer) || has(t, r->inner)) mark(t, r->parent);
-      break;
-    case REL_FUSE:
-      if (has(t, r->fused)) mark(t, r->outer), mark(t, r->inner);
-      break;
-    case REL_REBASE:
-      if (has(t, r->fused)) mark(t, r->parent);
-      break;
-    }
-  }
-}
-
 static bool touches(const IterRelation *r, const PtrMap *t) {
   switch (r->kind) {
   case REL_SPLIT:
-  case REL_REBASE:
-    return has(t, r->parent);
+    return has(t, r->parent) || has(t, r->outer) || has(t, r->inner);
   case REL_FUSE:
-    return has(t, r->outer) || has(t, r->inner);
+    return has(t, r->outer) || has(t, r->inner) || has(t, r->fused);
+  case REL_REBASE:
+    return has(t, r->parent) || has(t, r->fused);
   }
   TES_UNREACHABLE();
 }
 
-static void touch_down(const Stage *st, PtrMap *t) {
-  for (int k = 0; k < st->nrel; k++) {
-    const IterRelation *r = &st->relations[k];
-    if (!touches(r, t)) continue;
-    switch (r->kind) {
-    case REL_SPLIT:
-      mark(t, r->outer), mark(t, r->inner);
-      break;
-    case REL_FUSE:
-    case REL_REBASE:
-      mark(t, r->fused);
-      break;
+/* Marks every itervar of r; whether any was new. */
+static bool touch_all(const IterRelation *r, PtrMap *t) {
+  IterVar *ivs[4] = {r->parent, r->outer, r->inner, r->fused};
+  bool grew = false;
+  for (int i = 0; i < 4; i++)
+    if (ivs[i] && !has(t, ivs[i])) {
+      mark(t, ivs[i]);
+      grew = true;
     }
+  return grew;
+}
+
+/* Up to the roots and down to the leaves until nothing changes: an axis fused with a part of
+ * the factored one is tied to it as well (TVM goes up once and down once, and so would still
+ * reduce such an axis in B.rf on its own besides the fused loop). */
+static void touch_closure(const Stage *st, PtrMap *t) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int k = 0; k < st->nrel; k++)
+      if (touches(&st->relations[k], t)) grew |= touch_all(&st->relations[k], t);
   }
 }
 
-/* The touched itervars; refused when they reach a spatial axis, or when other relations
- * exist: B.rf starts from its root axes, so a split elsewhere would be lost. */
+/* The touched itervars; refused when they reach a spatial axis. The relations they do not
+ * touch (splits of spatial axes, of other reduce axes) go on in B.rf. */
 static bool find_touched(Factor *f) {
   Stage *st = f->st;
   sched_map_init(&f->touched, f->s->arena);
   mark(&f->touched, f->axis);
-  touch_up(st, &f->touched);
-  touch_down(st, &f->touched);
+  touch_closure(st, &f->touched);
   for (int i = 0; i < st->op->naxis; i++)
     if (has(&f->touched, st->op->axis[i]))
       return sched_fail(f->s, "cannot rfactor: axis %s of stage %s is fused with spatial axis %s",
                         nm(f->axis), st->op->name, nm(st->op->axis[i]));
-  for (int k = 0; k < st->nrel; k++)
-    if (!touches(&st->relations[k], &f->touched))
-      return sched_fail(f->s,
-                        "cannot rfactor: stage %s has axes split or fused apart from %s; call "
-                        "rfactor before scheduling them",
-                        st->op->name, nm(f->axis));
   return true;
 }
 
@@ -135,6 +122,16 @@ static bool find_touched(Factor *f) {
 
 static Expr *and_of(Arena *a, Expr *x, Expr *y) {
   return !x ? y : !y ? x : ir_binary(a, EXPR_AND, x, y);
+}
+
+/* The touched relations alone, in their order. */
+static IterRelation *touched_relations(Factor *f, int *n) {
+  const Stage *st = f->st;
+  IterRelation *out = arena_alloc(f->s->arena, (size_t)(st->nrel + 1) * sizeof *out);
+  *n = 0;
+  for (int k = 0; k < st->nrel; k++)
+    if (touches(&st->relations[k], &f->touched)) out[(*n)++] = st->relations[k];
+  return out;
 }
 
 /* As bound inference does for a whole stage, here over the touched relations alone: root
@@ -150,16 +147,13 @@ static void touched_bounds(Factor *f) {
   sched_map_init(&b->thread_stage, a);
   f->view = *f->st;
   f->view.nattr = 0;
-  LStage ls = {.st = &f->view,
-               .nleaf = f->st->nleaf,
-               .leaf = f->st->leaf_iter_vars,
-               .nrel = f->st->nrel,
-               .rel = f->st->relations};
+  LStage ls = {.st = &f->view, .nleaf = f->st->nleaf, .leaf = f->st->leaf_iter_vars};
+  ls.rel = touched_relations(f, &ls.nrel);
   for (int i = 0; i < f->st->op->nreduce; i++) {
     IterVar *iv = f->st->op->reduce_axis[i];
     if (has(&f->touched, iv)) sched_set_dom(b, iv, iv->dom);
   }
-  sched_pass_down_domain(b, &ls);
+  sched_pass_down_domain(b, &ls, NULL);
   sched_map_init(&f->values, a);
   for (int i = 0; i < ls.nleaf; i++) {
     IterVar *iv = ls.leaf[i];
@@ -210,6 +204,7 @@ static IterVar **rf_reduce_axes(Factor *f, int *n) {
     IterVar *iv = f->st->leaf_iter_vars[i];
     if (iv == f->axis || !has(&f->touched, iv)) continue;
     out[(*n)++] = ir_itervar(a, iv->var, sched_dom(&f->b, iv), ITER_REDUCE, NULL);
+    sched_map_put(&f->moved, iv, out[*n - 1]);
   }
   return out;
 }
@@ -252,6 +247,7 @@ static Operation *rf_op(Factor *f) {
   const Operation *op = f->st->op;
   Range dom = sched_dom(&f->b, f->axis);
   IterVar *v = ir_itervar(a, f->axis->var, dom, ITER_DATA_PAR, NULL);
+  sched_map_put(&f->moved, f->axis, v);
   IterVar **axes = (IterVar **)insert_at(a, (void *const *)op->axis, op->naxis, f->pos, v);
   Expr **shape =
       (Expr **)insert_at(a, (void *const *)op->outputs[0]->shape, op->naxis, f->pos, dom.extent);
@@ -261,6 +257,89 @@ static Operation *rf_op(Factor *f) {
   snprintf(name, sizeof name, "%s.rf", op->name);
   return ir_compute_op(a, name, "", op->naxis + 1, shape, axes, f->red->u.reduce.combiner->n,
                        rf_bodies(f, nred, red));
+}
+
+/* ---- B.rf's loops ---- */
+
+static IterVar **copy_ivs(Arena *a, IterVar *const *ivs, int n, int cap) {
+  IterVar **out = arena_alloc(a, (size_t)cap * sizeof *out);
+  if (n) memcpy(out, ivs, (size_t)n * sizeof *out);
+  return out;
+}
+
+/* Marks the itervars the n relations rel derive from what is marked already. */
+static void derive_down(const IterRelation *rel, int n, PtrMap *t) {
+  for (int k = 0; k < n; k++)
+    if (touches(&rel[k], t)) touch_all(&rel[k], t);
+}
+
+/* B.rf's loops: its axes, then its reduce axes, as a new stage has them, but each axis that
+ * B's stage split or fused replaced by the loops made of it, in B's order. */
+static void rf_leaves(Factor *f, Stage *rst, const IterRelation *rel, int nrel) {
+  Arena *a = f->s->arena;
+  const Stage *st = f->st;
+  int cap = rst->nleaf + st->nleaf + 1, n = 0;
+  IterVar **leaf = arena_alloc(a, (size_t)cap * sizeof *leaf);
+  PtrMap done;
+  sched_map_init(&done, a);
+  for (int i = 0; i < rst->nleaf; i++) {
+    IterVar *r = rst->leaf_iter_vars[i];
+    if (!in_list(st->all_iter_vars, st->nall, r) || in_list(st->leaf_iter_vars, st->nleaf, r)) {
+      leaf[n++] = r;
+      continue;
+    }
+    PtrMap from;
+    sched_map_init(&from, a);
+    mark(&from, r);
+    derive_down(rel, nrel, &from);
+    for (int j = 0; j < st->nleaf; j++) {
+      IterVar *l = st->leaf_iter_vars[j];
+      if (has(&from, l) && !has(&done, l)) leaf[n++] = l, mark(&done, l);
+    }
+  }
+  rst->leaf_iter_vars = leaf;
+  rst->nleaf = n;
+  rst->cap_leaf = cap;
+}
+
+/* B.rf goes on with the relations of B's stage that rfactor did not touch: the splits and
+ * fuses of the spatial axes and of the other reduce axes (TVM keeps them too). */
+static void carry_relations(Factor *f, Stage *rst) {
+  Arena *a = f->s->arena;
+  const Stage *st = f->st;
+  IterRelation *rel = arena_alloc(a, (size_t)(st->nrel + 1) * sizeof *rel);
+  int nrel = 0;
+  for (int k = 0; k < st->nrel; k++)
+    if (!touches(&st->relations[k], &f->touched)) rel[nrel++] = st->relations[k];
+  if (!nrel) return;
+  int cap = rst->nall + 2 * nrel + 1;
+  rst->all_iter_vars = copy_ivs(a, rst->all_iter_vars, rst->nall, cap);
+  rst->cap_all = cap;
+  for (int k = 0; k < nrel; k++) {
+    IterVar *made[2] = {rel[k].kind == REL_SPLIT ? rel[k].outer : rel[k].fused,
+                        rel[k].kind == REL_SPLIT ? rel[k].inner : NULL};
+    for (int i = 0; i < 2; i++)
+      if (made[i]) rst->all_iter_vars[rst->nall++] = made[i];
+  }
+  rf_leaves(f, rst, rel, nrel);
+  rst->relations = rel;
+  rst->nrel = nrel;
+  rst->cap_rel = st->nrel + 1;
+}
+
+/* Stages computed at a loop of B's stage follow that loop into B.rf, which reads what B read
+ * (B's stage gets fresh loops and reads B.rf alone); a touched leaf's loop is B.rf's itervar
+ * made of it. TVM leaves them at B and then fails to find the loop. */
+static void move_attached(Factor *f, Stage *rst) {
+  for (int i = 0; i < f->s->nstages; i++) {
+    Stage *x = f->s->stages[i];
+    if (x->attach != ATTACH_SCOPE || x->attach_stage != f->st) continue;
+    IterVar *to = sched_map_get(&f->moved, x->attach_ivar);
+    IterVar *iv = to ? to : x->attach_ivar;
+    if (!in_list(rst->leaf_iter_vars, rst->nleaf, iv)) continue;
+    x->attach_stage = rst;
+    x->attach_ivar = iv;
+  }
 }
 
 /* ---- B, reducing B.rf ---- */
@@ -299,8 +378,11 @@ Tensor *sched_rfactor(Schedule *s, Tensor *t, IterVar *axis, int factor_axis) {
   if (!find_touched(&f)) return NULL;
   touched_bounds(&f);
   if (!check_axis(&f, factor_axis)) return NULL;
+  sched_map_init(&f.moved, s->arena);
   Operation *rf = rf_op(&f);
-  sched_insert_stage(s, rf, sched_stage_index(s, f.st));
+  Stage *rst = sched_insert_stage(s, rf, sched_stage_index(s, f.st));
+  carry_relations(&f, rst);
+  move_attached(&f, rst);
   sched_replace_stage_op(f.st, repl_op(&f, rf));
   return rf->outputs[0];
 }

@@ -8,6 +8,7 @@
 #ifndef TES_IR_SCHED_IMPL_H
 #define TES_IR_SCHED_IMPL_H
 
+#include "ir/arith/arith.h"
 #include "ir/schedule/schedule.h"
 #include "ir/support.h"
 
@@ -62,6 +63,11 @@ bool sched_set_matches(IntSet s, Range r);
  * variable not in sets is itself. Unknown operations over a varying variable give the
  * unbounded set, which bound inference then covers with the tensor's full shape. */
 IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets);
+/* sched_eval_set where the bounds of a variable's set may mention other variables of sets,
+ * which range in turn (TVM's EvalSet): a loop whose extent depends on an outer loop, both
+ * relaxed. Bound inference relaxes so; guards prove with sched_eval_set, whose sets keep
+ * such bounds symbolic and so tighter. */
+IntSet sched_relax_set(Arena *a, Expr *e, const PtrMap *sets);
 
 /* ---- the lowering's view (normalize.c) ---- */
 
@@ -110,8 +116,10 @@ IterVar **sched_root_ivs(Arena *a, const Operation *op, int *n);
 /* ---- message passing along relations (message_passing.c) ---- */
 
 /* Ranges of the derived itervars from the root ones; false (sched_error set) when a thread
- * itervar would get two different extents. */
-bool sched_pass_down_domain(SchedBounds *b, LStage *ls);
+ * itervar would get two different extents. With an analyzer (knowing the ranges around the
+ * stage), a split's part is no longer than its parent where that is provable, as TVM's final
+ * InferBound does; without one (rfactor, before any binding), every part is as asked. */
+bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an);
 /* The values of the root itervars (IterVar * -> Expr * in values) from those of the leaves. */
 void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values);
 /* The sets of the root itervars (IterVar * -> IntSet * in sets) from those of the leaves. */

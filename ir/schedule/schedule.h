@@ -143,7 +143,9 @@ Tensor *sched_cache_read(Schedule *s, Tensor *t, const char *scope, int nreaders
 Tensor *sched_cache_write(Schedule *s, Tensor *t, const char *scope);
 /* s.rfactor(t, axis, factor_axis): the reduction of t over `axis` (a leaf reduce axis of
  * t's stage, made by a split) becomes a spatial axis of a new stage `<t>.rf` inserted at
- * position factor_axis of its dimensions; t's stage then reduces `<t>.rf` over it. */
+ * position factor_axis of its dimensions; t's stage then reduces `<t>.rf` over it. The
+ * relations of t's stage that do not involve `axis` (splits and fuses of its spatial axes and
+ * of other reduce axes) go on in `<t>.rf`, whose loops they make. */
 Tensor *sched_rfactor(Schedule *s, Tensor *t, IterVar *axis, int factor_axis);
 
 /* The attributes of iv in st, or NULL. */

@@ -35,6 +35,11 @@ else:
     tes = os.environ.get('TES_BIN', os.path.join(repo, 'build', 'tes'))
     if not os.path.isfile(tes):
         lit_config.fatal('no tes binary at %s: build first (./run --version) or set TES_BIN' % tes)
+    # A sanitized binary reserves terabytes of address space at start: tests that cap memory
+    # with `ulimit -v` mark themselves `UNSUPPORTED: asan`.
+    with open(tes, 'rb') as f:
+        if b'__asan_init' in f.read():
+            config.available_features.add('asan')
 # Test outputs (%t) go beside the binary under test, so plain and sanitized runs keep apart.
 config.test_exec_root = os.path.join(os.path.dirname(os.path.abspath(tes)) if not reference
                                      else os.path.join(repo, 'build'), 'lit')

@@ -103,6 +103,13 @@ static bool error_is(const char *text, size_t len, int line, int col, const char
   return ok;
 }
 
+static bool parses(const char *text) {
+  Parsed p = parse(text);
+  bool ok = p.unit != NULL;
+  done(&p);
+  return ok;
+}
+
 #define ERR(text, line, col, msg)                                                                  \
   CHECK(error_is(text, strlen(text), line, col, msg, false, __FILE__, __LINE__))
 #define MORE(text, line, col, msg)                                                                 \
@@ -545,13 +552,39 @@ static void test_parse_indentation_errors(void) {
       "expected an indented block after 'finally' statement on line 5");
 }
 
+/* ---- the encoding: Python's UTF-8 codec, checked before lexing, anywhere in the source ---- */
+
+static void test_parse_utf8(void) {
+  const char *codec = "(unicode error) 'utf-8' codec can't decode byte";
+  char want[160];
+#define UTF8_ERR(text, line, col, tail)                                                            \
+  do {                                                                                             \
+    snprintf(want, sizeof want, "%s %s", codec, tail);                                             \
+    ERR(text, line, col, want);                                                                    \
+  } while (0)
+  UTF8_ERR("# caf\xe9\n", 1, 6, "0xe9 in position 5: invalid continuation byte");
+  UTF8_ERR("x = 1  # \xe2\x82", 1, 10, "0xe2 in position 9: unexpected end of data");
+  UTF8_ERR("x = 1\ns = 'a\x80'", 2, 7, "0x80 in position 12: invalid start byte");
+  UTF8_ERR("s = '\xc0\xaf'", 1, 6, "0xc0 in position 5: invalid start byte");     /* overlong */
+  UTF8_ERR("s = '\xe0\x80\x80'", 1, 6, "0xe0 in position 5: invalid continuation byte");
+  UTF8_ERR("s = '\xed\xa0\x80'", 1, 6, "0xed in position 5: invalid continuation byte"); /* surrogate */
+  UTF8_ERR("s = '\xf4\x90\x80\x80'", 1, 6, "0xf4 in position 5: invalid continuation byte");
+  UTF8_ERR("s = '\xf5'", 1, 6, "0xf5 in position 5: invalid start byte");
+  UTF8_ERR("s = '\xe2\x82'", 1, 6, "0xe2 in position 5: invalid continuation byte");
+#undef UTF8_ERR
+  /* every well-formed length, the largest code point, and escapes that only look like bytes */
+  CHECK(parses("s = '\xc2\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf'"));
+  CHECK(parses("s = '\\xff\\u00e9'"));
+}
+
 /* ---- syntax errors and the incomplete flag ---- */
 
 static void test_parse_errors(void) {
   ERR("x = 1 $ 2", 1, 7, "invalid character '$'");
   ERR("x = 1 ? 2", 1, 7, "invalid character '?'");
   ERR("x = \xe2\x80\x9chi\xe2\x80\x9d", 1, 5, "invalid character '\xe2\x80\x9c' (U+201C)");
-  ERR("x = \xff", 1, 5, "invalid utf-8 byte in source");
+  ERR("x = \xff", 1, 5,
+      "(unicode error) 'utf-8' codec can't decode byte 0xff in position 4: invalid start byte");
   ERR("print(1 2)", 1, 9, "invalid syntax: unexpected '2'");
   ERR("x = 1 +", 1, 8, "invalid syntax: unexpected end of line");
   ERR("x = (1 +)", 1, 9, "invalid syntax: unexpected ')'");
@@ -825,6 +858,7 @@ int main(void) {
   test_parse_simple_statements();
   test_parse_indentation();
   test_parse_indentation_errors();
+  test_parse_utf8();
   test_parse_errors();
   test_parse_incomplete();
   test_parse_limits();

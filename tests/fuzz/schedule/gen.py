@@ -53,8 +53,9 @@ def _at(t, idx):
 class ComputeGen:
     """Draws a DAG of stages; the last one is the output."""
 
-    def __init__(self, rng, symbolic):
+    def __init__(self, rng, symbolic, dtype):
         self.rng = rng
+        self.dtype = dtype
         self.tensors = []
         self.vars = []  # (name, value) of te.var sizes
         self.symbolic = symbolic
@@ -87,6 +88,9 @@ class ComputeGen:
 
     def unary(self, x):
         r = self.rng
+        if self.dtype == "int32":  # small values: no overflow in a chain of four
+            return r.choice(["%s * 3 + 1" % x, "te.max(%s, 0)" % x, "%s // 3" % x,
+                             "te.min(%s, 2) - 1" % x, "%s %% 4 - 2" % x, "%s - 2" % x])
         return r.choice(["%s * 1.5 + 0.25" % x, "te.max(%s, 0.0)" % x, "%s * %s" % (x, x),
                          "te.min(%s, 0.5) - 0.125" % x, "%s - 2.0" % x, "te.exp(%s * 0.5)" % x])
 
@@ -109,7 +113,6 @@ class ComputeGen:
         x = self.pick()
         r = len(x.shape)
         idx = list(IDX[:r])
-        n = self.new_name()
         # The other operand: a tensor of the same shape, or a new placeholder broadcast along
         # the leading axes (its shape is a suffix of x's).
         same = [t for t in self.tensors if t is not x and _same_shape(t.shape, x.shape)]
@@ -117,9 +120,12 @@ class ComputeGen:
             y, yidx = self.rng.choice(same), idx
         else:
             k = self.rng.randint(1, r)
+            if not all(_plain(d) for d in x.shape[r - k:]):
+                return None
             y = self.placeholder(x.shape[r - k:])
             yidx = idx[r - k:]
         op = self.rng.choice(["+", "-", "*"])
+        n = self.new_name()
         src = "te.compute((%s,), %s %s %s %s, name=%r)" % (
             ", ".join(d.expr for d in x.shape), _lam(r), _at(x, idx), op, _at(y, yidx), n)
         return self.add(n, x.shape, src, [x, y])
@@ -149,7 +155,7 @@ class ComputeGen:
 
     def matmul(self):
         x = self.pick(lambda t: len(t.shape) == 2)
-        if x is None:
+        if x is None or not _plain(x.shape[1]):
             return None
         n = self.new_name()
         w = self.placeholder([x.shape[1], self.dim()])
@@ -178,8 +184,8 @@ class ComputeGen:
             cond = "te.all(i >= %d, i < %s, j >= %d, j < %s)" % (p, h.plus(p).expr, p,
                                                                  w.plus(p).expr)
             src = "te.compute((%s, %s), lambda i, j: te.if_then_else(%s, %s[i - %d, j - %d], " \
-                  "0.0), name=%r)" % (h.plus(2 * p).expr, w.plus(2 * p).expr, cond, x.name, p,
-                                      p, pn)
+                  "%s), name=%r)" % (h.plus(2 * p).expr, w.plus(2 * p).expr, cond, x.name, p,
+                                     p, "0" if self.dtype == "int32" else "0.0", pn)
             src_x = self.add(pn, [h.plus(2 * p), w.plus(2 * p)], src, [x])
         kw = self.placeholder([Dim(str(rsz), rsz), Dim(str(rsz), rsz)])
         n = self.new_name()
@@ -210,6 +216,11 @@ class ComputeGen:
         if out.placeholder:  # the last draw added a placeholder only
             out = [t for t in self.tensors if not t.placeholder][-1]
         return out
+
+
+def _plain(d):
+    """A constant or a lone te.var: an argument of that extent binds the var."""
+    return d.const() is not None or d.expr.isidentifier()
 
 
 def _same_shape(a, b):
@@ -244,6 +255,7 @@ class StageModel:
         self.hosts = 0  # stages attached under this one
         self.scheduled = False
         self.reduce = any(a.reduce for a in axes)
+        self.roots = list(axes)
 
 
 class ScheduleGen:
@@ -308,6 +320,7 @@ class ScheduleGen:
         # The cache stage computes (keeps the reduction); st becomes a copy of it.
         cache = StageModel(cname, st.tensor, st.leaves, st.reads)
         st.leaves = [Axis(None, False, a.extent) for a in st.leaves if not a.reduce]
+        st.roots = list(st.leaves)
         st.reads = [cname]
         st.reduce = False
         self.stages[cname] = cache
@@ -369,6 +382,7 @@ class ScheduleGen:
         # st now reduces over the factored axis alone.
         st.leaves = [Axis(None, False, a.extent) for a in spatial] + \
                     [Axis(None, True, target.extent)]
+        st.roots = list(st.leaves)
         st.reads = [fname]
         st.scheduled = False
         self.steps.append(Step("assert len(s[%s].leaf_iter_vars) == %d" % (
@@ -433,6 +447,8 @@ class ScheduleGen:
 
     # Phase 3: attachment ----------------------------------------------------------------------
     def attach(self, st):
+        """compute_inline, or compute_at a stage Z's axis such that every consumer is Z or
+        is attached at Z at that axis or inside it (so it is computed before it is read)."""
         if st.output or st.hosts:
             return
         cons = self.consumers(st.name)
@@ -444,17 +460,27 @@ class ScheduleGen:
             st.inlined = True
             self.retarget_inlined(st)
             return
-        if len(cons) != 1:
+        hosts = []
+        for z in self.stages.values():
+            if z.inlined or z is st or not cons:
+                continue
+            bound = len(z.leaves) - 1
+            for y in cons:
+                if y is z:
+                    continue
+                if y.attached is None or y.attached[0] is not z:
+                    break
+                bound = min(bound, z.leaves.index(y.attached[1]))
+            else:
+                hosts.append((z, bound))
+        if not hosts:
             return
-        c = cons[0]
-        if c.inlined:
-            return
-        self.name_roots(c)
-        ax = self.rng.choice(c.leaves)
-        self.steps.append(Step("s[%s].compute_at(s[%s], %s)" % (st.name, c.name, ax.name), [],
-                               [st.name, c.name, ax.name]))
-        st.attached = (c, ax)
-        c.hosts += 1
+        z, bound = self.rng.choice(hosts)
+        ax = self.rng.choice(z.leaves[:bound + 1])
+        self.steps.append(Step("s[%s].compute_at(s[%s], %s)" % (st.name, z.name, ax.name), [],
+                               [st.name, z.name, ax.name]))
+        st.attached = (z, ax)
+        z.hosts += 1
 
     def retarget_inlined(self, st):
         for o in self.stages.values():
@@ -488,6 +514,33 @@ class ScheduleGen:
         a.annot = kind
         self.steps.append(Step("s[%s].%s(%s)" % (st.name, kind, a.name), [], [st.name, a.name]))
 
+    def _topo(self, stages):
+        """Stages with every producer before its consumers."""
+        order, seen = [], set()
+
+        def visit(st):
+            if st.name in seen:
+                return
+            seen.add(st.name)
+            for x in st.reads:
+                if x in self.stages:
+                    visit(self.stages[x])
+            order.append(st)
+        for st in stages:
+            visit(st)
+        return order
+
+    def storage_align(self, st):
+        """Pads the stride of a root dimension other than the last of a realized stage."""
+        roots = [a for a in st.roots if not a.reduce]
+        if st.output or st.inlined or len(roots) < 2:
+            return
+        a = self.rng.choice(roots[:-1])
+        f = self.rng.choice([2, 4, 8, 16])
+        off = self.rng.randrange(f)
+        self.steps.append(Step("s[%s].storage_align(%s, %d, %d)" % (st.name, a.name, f, off),
+                               [], [st.name, a.name]))
+
     def generate(self, comp):
         r = self.rng
         self.all_tensors = comp.tensors
@@ -509,8 +562,8 @@ class ScheduleGen:
             for _ in range(r.choice([0, 0, 1, 1, 2, 3])):
                 r.choices([self.split, self.fuse, self.reorder, self.tile], [5, 2, 2, 1])[0](st)
                 st.scheduled = True
-        # Phase 3: producers before consumers, so that hosts are known
-        for st in stages:
+        # Phase 3: consumers before producers, so that where a consumer is computed is known
+        for st in reversed(self._topo(stages)):
             if r.random() < 0.5:
                 self.attach(st)
         # Phase 4
@@ -519,6 +572,8 @@ class ScheduleGen:
                 continue
             for _ in range(r.choice([0, 1, 1, 2])):
                 self.annotate(st)
+            if r.random() < 0.1:
+                self.storage_align(st)
         return self.steps
 
 
@@ -545,7 +600,8 @@ class Case:
     def __init__(self, seed):
         self.seed = seed
         rng = random.Random(seed)
-        self.comp = ComputeGen(rng, symbolic=rng.random() < 0.3)
+        self.comp = ComputeGen(rng, symbolic=rng.random() < 0.3,
+                               dtype="int32" if rng.random() < 0.15 else "float32")
         self.out = self.comp.generate()
         self.sched = ScheduleGen(rng, self.comp, self.out)
         self.steps = self.sched.generate(self.comp)
@@ -561,8 +617,9 @@ class Case:
             if t not in reach:
                 continue
             if t.placeholder:
-                lines.append("%s = te.placeholder((%s,), name=%r)" % (
-                    t.name, ", ".join(d.expr for d in t.shape), t.name))
+                lines.append("%s = te.placeholder((%s,), name=%r%s)" % (
+                    t.name, ", ".join(d.expr for d in t.shape), t.name,
+                    ", dtype='int32'" if self.comp.dtype == "int32" else ""))
             elif isinstance(t.src, tuple):
                 lines.extend(t.src[0].split("\n"))
                 lines.append("%s = %s" % (t.name, t.src[1]))
@@ -584,14 +641,16 @@ class Case:
         body.append("f = tvm.build(s, [%s], 'llvm')" % an)
         body.append("np.random.seed(%d)" % (self.seed % 100000))
         ins = []
+        dt = self.comp.dtype
         for t in args[:-1]:
             shape = ", ".join(str(d.val) for d in t.shape)
-            body.append("%s_np = np.random.uniform(-1, 1, size=(%s,)).astype('float32')" % (
-                t.name, shape))
+            draw = "randint(-4, 5" if dt == "int32" else "uniform(-1, 1"
+            body.append("%s_np = np.random.%s, size=(%s,)).astype(%r)" % (
+                t.name, draw, shape, dt))
             ins.append(t.name + "_np")
         oshape = ", ".join(str(d.val) for d in self.out.shape)
-        body.append("want = np.full((%s,), -3.0, dtype='float32')" % oshape)
-        body.append("got = np.full((%s,), 5.0, dtype='float32')" % oshape)
+        body.append("want = np.full((%s,), -3, dtype=%r)" % (oshape, dt))
+        body.append("got = np.full((%s,), 5, dtype=%r)" % (oshape, dt))
         body.append("ref(%s)" % ", ".join(ins + ["want"]))
         body.append("f(%s)" % ", ".join(ins + ["got"]))
         body.append("tvm.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)")

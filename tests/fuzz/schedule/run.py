@@ -120,6 +120,38 @@ def _classify(status, err):
     return death(status, err)
 
 
+def primitives(steps):
+    """The schedule primitives a list of steps calls, in order, without repeats."""
+    seen = []
+    for st in steps:
+        for word in ("cache_read", "cache_write", "rfactor", "split", "fuse", "reorder",
+                     "tile", "compute_at", "compute_inline", "vectorize", "unroll",
+                     "parallel"):
+            if "." + word + "(" in st.src and word not in seen:
+                seen.append(word)
+    return seen
+
+
+def triage(a, seeds):
+    """Minimises each failing seed; prints one group a line: failure, primitives, seeds."""
+    def one(seed):
+        c = gen.Case(seed)
+        steps, res = minimize(a.tes, c, a.timeout)
+        return seed, res, steps
+
+    groups = {}
+    with ThreadPoolExecutor(a.jobs) as ex:
+        for seed, res, steps in ex.map(one, seeds):
+            if steps is None:
+                continue
+            key = (res[0], signature(*res)[1], ",".join(primitives(steps)) or "-")
+            groups.setdefault(key, []).append(seed)
+    print("triage (failure, primitives kept by the minimiser: seeds):")
+    for (kind, msg, prims), sds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print("  %s %s [%s]: %d: %s" % (kind, msg, prims, len(sds),
+                                        " ".join(map(str, sds[:12]))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tes", required=True)
@@ -130,7 +162,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds a case")
     ap.add_argument("--show", type=int, metavar="SEED")
     ap.add_argument("--minimize", type=int, metavar="SEED")
-    ap.add_argument("--quiet", action="store_true", help="print failures and the summary only")
+    ap.add_argument("--triage", action="store_true",
+                    help="minimise every failure and group them by the steps kept")
     a = ap.parse_args()
 
     if a.show is not None:
@@ -169,7 +202,9 @@ def main():
     print("schedule fuzzer: seeds %d..%d, %.1f s: %s" % (
         a.start, a.start + a.seeds - 1, time.time() - t0,
         ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    if failed:
+    if failed and a.triage:
+        triage(a, [sd for sd, (k, _) in sorted(results.items()) if k != "ok"])
+    elif failed:
         print("reproduce one: %s --tes %s --minimize SEED" % (sys.argv[0], a.tes))
     print("%d passed, %d failed" % (counts.get("ok", 0), failed))
     return 1 if failed else 0

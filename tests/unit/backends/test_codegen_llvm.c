@@ -8,6 +8,7 @@
 #include "../schedule/sched_test.h"
 #include "backends/llvm/codegen_llvm.h"
 #include "jit/jit.h"
+#include "jit/runtime.h"
 
 /* ---- building and calling ---- */
 
@@ -217,6 +218,122 @@ static void test_codegen_llvm_allocate(void) {
     CHECK(call(&bt, 2, (void *[]){x, y}, 1, &rows) == 0);
     CHECK(count_mismatch(y, want, rows, 1e-5) == 0);
     free(x), free(y), free(want);
+    unbuild(&bt);
+  }
+}
+
+/* ---- Ctrl-C ---- */
+
+/* T = A * 2 (n x n, a heap buffer), C = T x B; i of C parallel when asked. */
+static Built build_scaled_matmul(Var *n, bool parallel) {
+  Tensor *a = placeholder("A", 2, V(n), V(n)), *b = placeholder("B", 2, V(n), V(n));
+  ComputeDef dt = axes(2, (Expr *[]){V(n), V(n)}, NULL);
+  Tensor *t = compute("T", dt, mul(at(a, iv_ref(dt.axis[0]), iv_ref(dt.axis[1])), F(2)));
+  IterVar *k = reduce_axis("k", V(n));
+  ComputeDef d = axes(2, (Expr *[]){V(n), V(n)}, NULL);
+  Expr *i = iv_ref(d.axis[0]), *j = iv_ref(d.axis[1]);
+  Tensor *c = compute("C", d, sum(mul(at(t, i, iv_ref(k)), at(b, iv_ref(k), j)), 1, &k));
+  Schedule *s = schedule(1, c);
+  if (parallel) CHECK(sched_parallel(S(s, c), d.axis[0]));
+  LoweredFunc *f = lower_args(s, parallel ? "mm_par" : "mm", 3, (Tensor *[]){a, b, c});
+  return build_func(f, NULL);
+}
+
+static int occurrences(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, needle)); p++) n++;
+  return n;
+}
+
+/* With the interrupt flag set, a kernel returns CG_LLVM_ERR_INTERRUPTED at the first poll,
+ * having freed its heap buffer (LeakSanitizer) and written nothing; clear, it computes as
+ * before. The polls sit in the outermost loops (one per loop nest, and one in the parallel
+ * body), the inner loops are still vectorized. */
+static void test_codegen_llvm_interrupt(void) {
+  atomic_int *flag = rt_interrupt_flag();
+  for (int parallel = 0; parallel < 2; parallel++) {
+    Built bt = build_scaled_matmul(var("n"), parallel);
+    CHECK_BUILT(bt);
+    if (!bt.packed) {
+      unbuild(&bt);
+      continue;
+    }
+    const char *ir = cg_llvm_ir_text(bt.code);
+    CHECK(occurrences(ir, "load atomic i32, ptr @rt_interrupt_requested monotonic") >= 2);
+    CHECK(strstr(ir, "x float>") != NULL);
+    int32_t n = 33;
+    float *x = random_floats(n * n), *y = random_floats(n * n), *z = random_floats(n * n);
+    float *want = buffer((size_t)n * n * 4);
+    memcpy(want, z, (size_t)n * n * 4);
+    atomic_store(flag, 1);
+    int32_t rc = call(&bt, 3, (void *[]){x, y, z}, 1, &n);
+    char buf[64];
+    CHECK(rc == CG_LLVM_ERR_INTERRUPTED &&
+          strcmp(cg_llvm_error_message(bt.code, rc, buf), "interrupted") == 0);
+    CHECK(count_mismatch(z, want, n * n, 0) == 0);
+    atomic_store(flag, 0);
+    for (int r = 0; r < n; r++)
+      for (int q = 0; q < n; q++) {
+        double acc = 0;
+        for (int p = 0; p < n; p++) acc += 2.0 * x[r * n + p] * y[p * n + q];
+        want[r * n + q] = (float)acc;
+      }
+    CHECK(call(&bt, 3, (void *[]){x, y, z}, 1, &n) == 0);
+    CHECK(count_mismatch(z, want, n * n, 1e-5) == 0);
+    free(x), free(y), free(z), free(want);
+    unbuild(&bt);
+  }
+}
+
+/* Where a kernel stops. C[i, j, k] = 1 over rows x 32 x 32 (int32), with the interrupt flag
+ * made C[si, sj, 0]: the kernel sets the flag itself there and must stop at its next poll. With
+ * 64 rows only i polls, so row si is finished and row si + 1 untouched; with 4 (tiny) j polls
+ * too, so C stops after (si, sj). A parallel i polls in its chunk's loop (rows si and si + 1
+ * are one chunk: at least 4 rows a chunk with 4 threads). */
+static void test_codegen_llvm_interrupt_where(void) {
+  static const struct {
+    int rows, si, sj;
+    bool parallel;
+  } cases[] = {{64, 2, 0, false}, {4, 1, 5, false}, {64, 2, 0, true}};
+  enum { M = 32, N = 32 };
+  for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+    int rows = cases[t].rows, si = cases[t].si, sj = cases[t].sj;
+    ComputeDef d = axes(3, (Expr *[]){I(rows), I(M), I(N)}, NULL);
+    Tensor *c = compute("C", d, I(1));
+    Schedule *s = schedule(1, c);
+    if (cases[t].parallel) CHECK(sched_parallel(S(s, c), d.axis[0]));
+    int32_t *out = buffer((size_t)rows * M * N * 4);
+    rt_set_interrupt_flag((atomic_int *)&out[(si * M + sj) * N]); /* before linking */
+    Built bt = build_func(lower_args(s, "ones", 1, (Tensor *[]){c}), NULL);
+    CHECK_BUILT(bt);
+    if (bt.packed) {
+      CHECK(call(&bt, 1, (void *[]){out}, 0, NULL) == CG_LLVM_ERR_INTERRUPTED);
+      int last = rows == 4 ? (si * M + sj) * N + N - 1 : ((si + 1) * M) * N - 1;
+      CHECK(out[0] == 1 && out[last] == 1 && out[last + 1] == 0);
+    }
+    rt_set_interrupt_flag(NULL);
+    unbuild(&bt);
+    free(out);
+  }
+}
+
+/* A loop with no loop inside, or only a tiny one that LLVM unrolls, does not poll: the poll's
+ * early exit would keep LLVM from vectorizing it. */
+static void test_codegen_llvm_interrupt_not_innermost(void) {
+  Var *n = var("n");
+  for (int width = 0; width <= 4; width += 4) {
+    Tensor *a = width ? placeholder("A", 2, V(n), I(width)) : placeholder("A", 1, V(n));
+    ComputeDef d =
+        width ? axes(2, (Expr *[]){V(n), I(width)}, NULL) : axes(1, (Expr *[]){V(n)}, NULL);
+    Expr *v = width ? at(a, iv_ref(d.axis[0]), iv_ref(d.axis[1])) : at(a, iv_ref(d.axis[0]));
+    Tensor *c = compute("C", d, add(mul(v, F(2)), F(1)));
+    LoweredFunc *f = lower_args(schedule(1, c), "flat", 2, (Tensor *[]){a, c});
+    Built bt = build_func(f, NULL);
+    CHECK_BUILT(bt);
+    if (bt.packed) {
+      const char *ir = cg_llvm_ir_text(bt.code);
+      CHECK(!strstr(ir, "rt_interrupt_requested") && strstr(ir, "x float>"));
+    }
     unbuild(&bt);
   }
 }
@@ -689,11 +806,15 @@ static void test_codegen_llvm_unsupported(void) {
 }
 
 int main(void) {
+  setenv("TES_NUM_THREADS", "4", 1);
   arena_init(&A);
   test_codegen_llvm_add_symbolic();
   test_codegen_llvm_vectorize_parallel();
   test_codegen_llvm_matmul();
   test_codegen_llvm_allocate();
+  test_codegen_llvm_interrupt();
+  test_codegen_llvm_interrupt_not_innermost();
+  test_codegen_llvm_interrupt_where();
   test_codegen_llvm_thread_binding();
   test_codegen_llvm_targets();
   test_codegen_llvm_sources();

@@ -175,6 +175,9 @@ static void test_expr_seq_flattens(void) {
   Stmt *one[2] = {NULL, ir_seq(&A, 1, &s2)};
   CHECK(ir_seq(&A, 2, one) == s2);
   CHECK(ir_seq(&A, 0, NULL)->u.seq.n == 0);
+  /* an empty SEQ before the one statement (a loop unrolled away, an `if` proved false) */
+  Stmt *empty_first[2] = {ir_seq(&A, 0, NULL), s3};
+  CHECK(ir_seq(&A, 2, empty_first) == s3);
 }
 
 static void test_expr_stmts(void) {

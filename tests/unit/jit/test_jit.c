@@ -67,6 +67,43 @@ static void test_jit_parallel_nested(void) {
   free(v.count);
 }
 
+/* Ctrl-C: with the flag set no chunk starts; chunks that stop on it (as generated code does)
+ * pass RT_ERR_INTERRUPTED on, every worker still reports in, and the pool runs the next loop
+ * once the flag is clear. */
+static int32_t stop_at_flag(int64_t begin, int64_t end, void *closure) {
+  Visits *v = closure;
+  atomic_fetch_add(&v->calls, 1);
+  atomic_store(rt_interrupt_flag(), 1);
+  return RT_ERR_INTERRUPTED;
+}
+
+static void test_jit_parallel_interrupt(void) {
+  CHECK(rt_interrupt_flag() == &rt_interrupt_requested);
+  Visits v = {1000, calloc(1000, sizeof(atomic_int)), 0, -1};
+  atomic_store(rt_interrupt_flag(), 1);
+  CHECK(rt_parallel_for(1000, visit, &v) == RT_ERR_INTERRUPTED);
+  CHECK(atomic_load(&v.calls) == 0);
+  atomic_store(rt_interrupt_flag(), 0);
+  for (int round = 0; round < 3; round++) {
+    CHECK(rt_parallel_for(1000, stop_at_flag, &v) == RT_ERR_INTERRUPTED);
+    CHECK(atomic_load(&v.calls) >= 1);
+    atomic_store(rt_interrupt_flag(), 0);
+    atomic_store(&v.calls, 0);
+    CHECK(rt_parallel_for(1000, visit, &v) == 0);
+    int once = 0;
+    for (int i = 0; i < 1000; i++) once += atomic_exchange(&v.count[i], 0) == 1;
+    CHECK(once == 1000);
+    atomic_store(&v.calls, 0);
+  }
+  /* a host's flag replaces the runtime's own */
+  atomic_int host = 1;
+  rt_set_interrupt_flag(&host);
+  CHECK(rt_parallel_for(1000, visit, &v) == RT_ERR_INTERRUPTED && atomic_load(&v.calls) == 0);
+  rt_set_interrupt_flag(NULL);
+  CHECK(rt_parallel_for(1000, visit, &v) == 0);
+  free(v.count);
+}
+
 /* ---- the JIT ---- */
 
 static Buffer *param(const char *name, Expr *extent) {
@@ -177,6 +214,7 @@ int main(void) {
   test_jit_parallel_for();
   test_jit_parallel_error();
   test_jit_parallel_nested();
+  test_jit_parallel_interrupt();
   test_jit_same_names();
   test_jit_externals();
   test_jit_bad_object();

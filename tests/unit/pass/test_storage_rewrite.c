@@ -131,6 +131,49 @@ static void test_storage_rewrite_inplace(void) {
   CHECK(strstr(ps(rewrite(t)), "allocate(B2") != NULL);
 }
 
+/* Symbolic sizes (issue 10, item 2): in place, the storage keeps the size (it was given 0,
+ * and the heap was overwritten); shared between two sizes, it takes their max. */
+static void test_storage_rewrite_symbolic(void) {
+  Var *n = var("n");
+  Buffer *b1 = buffer("B1", DT_F32), *b2 = buffer("B2", DT_F32), *b3 = buffer("B3", DT_F32);
+  Stmt *s = alloc(b1, V(m), "global", alloc(b2, V(m), "global", seq3(
+      loop(i, V(m), st(b1, V(i), F(1))),
+      loop(i, V(m), st(b2, V(i), mul(ld(b1, V(i)), F(2)))),
+      loop(j, V(m), st(out, V(j), ld(b2, V(j)))))));
+  CHECK_TEXT(ps(rewrite(s)),
+             "allocate(B1: Pointer(global float32), float32, [m]), storage_scope = global {\n"
+             "  for (i: int32, 0, m) {\n"
+             "    B1[i] = 1f32\n"
+             "  }\n"
+             "  for (i, 0, m) {\n"
+             "    B1[i] = (B1[i]*2f32)\n"
+             "  }\n"
+             "  for (j: int32, 0, m) {\n"
+             "    Out[j] = B1[j]\n"
+             "  }\n"
+             "}\n");
+  /* sizes m and n: not in place (the statement would outgrow the storage it rewrites) */
+  Stmt *t = alloc(b1, V(m), "global", alloc(b2, V(n), "global", seq3(
+      loop(i, V(m), st(b1, V(i), F(1))),
+      loop(i, V(m), st(b2, V(i), mul(ld(b1, V(i)), F(2)))),
+      loop(j, V(m), st(out, V(j), ld(b2, V(j)))))));
+  CHECK(strstr(ps(rewrite(t)), "allocate(B2: Pointer(global float32), float32, [n])") != NULL);
+  /* B1 (m) dies before B3 (n) is born: one allocation of max(m, n) */
+  Stmt *u = alloc(b1, V(m), "global", alloc(b3, V(n), "global", seq3(
+      loop(i, V(m), st(b1, V(i), F(1))),
+      loop(i, V(m), st(out, V(i), ld(b1, V(i)))),
+      loop(j, V(n), seq2(st(b3, V(j), F(2)), st(out, V(j), ld(b3, V(j))))))));
+  const char *got = ps(rewrite(u));
+  CHECK(strncmp(got, "allocate(B1: Pointer(global float32), float32, [max(m, n)])", 59) == 0);
+  CHECK(strstr(got, "B1[j] = 2f32") != NULL && strstr(got, "allocate(B3") == NULL);
+  /* a constant size is never shared with a symbolic one */
+  Stmt *w = alloc(b1, I(64), "global", alloc(b3, V(n), "global", seq3(
+      loop(i, I(64), st(b1, V(i), F(1))),
+      loop(i, I(64), st(out, V(i), ld(b1, V(i)))),
+      loop(j, V(n), seq2(st(b3, V(j), F(2)), st(out, V(j), ld(b3, V(j))))))));
+  CHECK(strstr(ps(rewrite(w)), "allocate(B3: Pointer(global float32), float32, [n])") != NULL);
+}
+
 /* shared and local memory attach inside the outermost thread scope; local is never shared,
  * and neither are arrays of one 32-bit word */
 static void test_storage_rewrite_threads(void) {
@@ -173,6 +216,7 @@ int main(void) {
   test_storage_rewrite_lift();
   test_storage_rewrite_share();
   test_storage_rewrite_inplace();
+  test_storage_rewrite_symbolic();
   test_storage_rewrite_threads();
   sb_free(&sb);
   arena_free(&A);

@@ -142,6 +142,29 @@ static void test_unroll_loop_pragma(void) {
   CHECK(unroll(other) == other);
 }
 
+/* A split that overhangs: the copies past the end are guarded by a condition the simplifier
+ * proves false, and what is left of such a copy is the statement after the guard alone (once
+ * a crash in ir_seq, which met the empty statement left of the guard first). */
+static void test_unroll_loop_overhang(void) {
+  Expr *guard = ir_binary(&A, EXPR_LT, V(i), I(1));
+  Stmt *red = loop(k, 3, ir_if(&A, guard, store(V(i), add(V(i), V(k))), NULL));
+  Stmt *items[3] = {ir_if(&A, guard, store(V(i), I(0)), NULL), red, store(add(V(i), I(2)), I(5))};
+  Stmt *s = loop_k(FOR_UNROLLED, i, I(0), I(2), ir_seq(&A, 3, items));
+  Stmt *r = pass_simplify(unroll(s), &(PassCtx){.arena = &A});
+  CHECK_TEXT(ps(r), "B[0] = 0\n"
+                    "for (k: int32, 0, 3) {\n"
+                    "  B[0] = k\n"
+                    "}\n"
+                    "B[2] = 5\n"
+                    "for (k, 0, 3) {\n"
+                    "}\n"
+                    "B[3] = 5\n");
+  check_same(s, r);
+  /* and a loop of extent 0, unrolled to nothing, before a statement */
+  Stmt *zero[2] = {loop_k(FOR_UNROLLED, j, I(0), I(0), store(V(j), I(1))), store(I(1), I(2))};
+  CHECK_TEXT(ps(pass_simplify(unroll(ir_seq(&A, 2, zero)), &(PassCtx){.arena = &A})), "B[1] = 2\n");
+}
+
 int main(void) {
   arena_init(&A);
   i = var("i");
@@ -156,6 +179,7 @@ int main(void) {
   test_unroll_loop_depth_and_extent();
   test_unroll_loop_mark();
   test_unroll_loop_pragma();
+  test_unroll_loop_overhang();
   sb_free(&sb);
   arena_free(&A);
   return finish();

@@ -77,12 +77,12 @@ static void test_vectorize_loop_scalarize(void) {
              "    }\n"
              "  }\n"
              "}\n");
-  /* a call that is not elementwise; only its own statement falls back */
-  Expr *ext = ir_call(&A, DT_F32, "myfunc", CALL_EXTERN, 1, (Expr *[]){V(x)});
-  Stmt *items[2] = {store(buf_b, V(x), ext), store(buf_a, V(x), F(0))};
+  /* a pure call that is not elementwise; only its own statement falls back */
+  Expr *pure = ir_call(&A, DT_F32, "tir.myfunc", CALL_PURE, 1, (Expr *[]){V(x)});
+  Stmt *items[2] = {store(buf_b, V(x), pure), store(buf_a, V(x), F(0))};
   CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), ir_seq(&A, 2, items)))),
              "for (x.s: int32, 0, 4) {\n"
-             "  B[x.s] = @tir.call_extern(\"myfunc\", x.s, dtype=float32)\n"
+             "  B[x.s] = @tir.myfunc(x.s, dtype=float32)\n"
              "}\n"
              "A[ramp(0, 1, 4)] = broadcast(0f32, 4)\n");
   /* if_then_else whose condition differs across lanes; one that does not widens */
@@ -103,10 +103,10 @@ static void test_vectorize_loop_scalarize(void) {
                                                        "  B[0] = (B[0] + A[x.s])\n"
                                                        "}\n");
   /* a loop whose extent depends on x; a min != 0 is added back */
-  Stmt *inner = loop(o, V(x), store(buf_b, V(o), F(0)));
+  Stmt *inner = loop(o, V(x), store(buf_b, add(mul(V(x), I(8)), V(o)), F(0)));
   CHECK_TEXT(ps(vectorize(vloop(x, I(1), I(4), inner))), "for (x.s: int32, 0, 4) {\n"
                                                          "  for (o: int32, 0, (1 + x.s)) {\n"
-                                                         "    B[o] = 0f32\n"
+                                                         "    B[(((1 + x.s)*8) + o)] = 0f32\n"
                                                          "  }\n"
                                                          "}\n");
 }
@@ -141,6 +141,96 @@ static void test_vectorize_loop_allocate(void) {
              "allocate(T: Pointer(local float32), float32, [4]), storage_scope = local {\n"
              "  T[ramp(0, 1, 4)] = A[ramp(0, 1, 4)]\n"
              "  B[ramp(0, 1, 4)] = T[ramp(0, 1, 4)]\n"
+             "}\n");
+}
+
+/* the producer of a compute_at at the vectorized axis, with its own loop: T[j] per lane is
+ * T[j*4 + x]; an allocation of no extents gets one per lane too */
+static void test_vectorize_loop_allocate_loop(void) {
+  Buffer *t = buffer("T", DT_F32), *u = buffer("U", DT_F32);
+  Var *j = var("j");
+  Expr *sum = add(add(load(t, I(0)), load(t, I(1))), load(u, I(0)));
+  Stmt *items[3] = {loop(j, I(3), store(t, V(j), load(buf_a, add(ox(), V(j))))),
+                    store(u, I(0), load(buf_c, ox())), store(buf_b, ox(), sum)};
+  Stmt *body = ir_allocate(&A, u->data, DT_F32, 0, NULL, "local", NULL, ir_seq(&A, 3, items));
+  body = ir_allocate(&A, t->data, DT_F32, 1, (Expr *[]){I(3)}, "global", NULL, body);
+  Stmt *r =
+      pass_simplify(vectorize(loop(o, I(2), vloop(x, I(0), I(4), body))), &(PassCtx){.arena = &A});
+  CHECK_TEXT(ps(r), "for (o: int32, 0, 2) {\n"
+                    "  allocate(T: Pointer(global float32), float32, [12]), storage_scope = "
+                    "global;\n"
+                    "  allocate(U: Pointer(local float32), float32, [4]), storage_scope = local "
+                    "{\n"
+                    "    for (j: int32, 0, 3) {\n"
+                    "      T[ramp((j*4), 1, 4)] = A[ramp(((o*4) + j), 1, 4)]\n"
+                    "    }\n"
+                    "    U[ramp(0, 1, 4)] = C[ramp((o*4), 1, 4)]\n"
+                    "    B[ramp((o*4), 1, 4)] = ((T[ramp(0, 1, 4)] + T[ramp(4, 1, 4)]) + "
+                    "U[ramp(0, 1, 4)])\n"
+                    "  }\n"
+                    "}\n");
+  /* an extent that differs across lanes: each lane allocates its own, one after another */
+  Stmt *own = ir_allocate(&A, t->data, DT_F32, 1, (Expr *[]){add(V(x), I(1))}, "global", NULL,
+                          store(t, V(x), F(1)));
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), own))),
+             "for (x.s: int32, 0, 4) {\n"
+             "  allocate(T: Pointer(global float32), float32, [(x.s + 1)]), storage_scope = "
+             "global;\n"
+             "  T[x.s] = 1f32\n"
+             "}\n");
+}
+
+/* a buffer shared by the lanes: vector code only where no lane touches what another writes */
+static void test_vectorize_loop_shared(void) {
+  Buffer *t = buffer("T", DT_F32);
+  /* a compute_at producer whose allocation memory planning moved out of the loop */
+  Stmt *items[2] = {store(t, I(0), load(buf_a, ox())), store(buf_b, ox(), load(t, I(0)))};
+  Stmt *hoisted = ir_allocate(&A, t->data, DT_F32, 1, (Expr *[]){I(1)}, "global", NULL,
+                              loop(o, I(2), vloop(x, I(0), I(4), ir_seq(&A, 2, items))));
+  CHECK_TEXT(ps(vectorize(hoisted)),
+             "allocate(T: Pointer(global float32), float32, [1]), storage_scope = global;\n"
+             "for (o: int32, 0, 2) {\n"
+             "  for (x: int32, 0, 4) {\n"
+             "    T[0] = A[((o*4) + x)]\n"
+             "    B[((o*4) + x)] = T[0]\n"
+             "  }\n"
+             "}\n");
+  /* B[x] read back at B[x + 1]: another lane's element */
+  Stmt *next[2] = {store(buf_b, V(x), load(buf_a, V(x))),
+                   store(buf_c, V(x), load(buf_b, add(V(x), I(1))))};
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), ir_seq(&A, 2, next)))), "for (x: int32, 0, 4) {\n"
+                                                                       "  B[x] = A[x]\n"
+                                                                       "  C[x] = B[(x + 1)]\n"
+                                                                       "}\n");
+  /* B[2x] and B[2x + 1] never meet; a lane reading its own element is fine */
+  Stmt *apart[3] = {store(buf_b, mul(V(x), I(2)), load(buf_a, V(x))),
+                    store(buf_b, add(mul(V(x), I(2)), I(1)), F(0)),
+                    store(buf_c, V(x), load(buf_b, mul(V(x), I(2))))};
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), ir_seq(&A, 3, apart)))),
+             "B[ramp(0, 2, 4)] = A[ramp(0, 1, 4)]\n"
+             "B[ramp(1, 2, 4)] = broadcast(0f32, 4)\n"
+             "C[ramp(0, 1, 4)] = B[ramp(0, 2, 4)]\n");
+  /* an inner loop over a row per lane: rows 8 apart, 3 long */
+  Var *j = var("j");
+  Stmt *rows = loop(j, I(3), store(buf_b, add(mul(V(x), I(8)), V(j)), load(buf_a, V(j))));
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), rows))), "for (j: int32, 0, 3) {\n"
+                                                        "  B[ramp(j, 8, 4)] = broadcast(A[j], 4)\n"
+                                                        "}\n");
+  /* rows of 9 overlap the next lane's */
+  Stmt *overlap = loop(j, I(9), store(buf_b, add(mul(V(x), I(8)), V(j)), load(buf_a, V(j))));
+  CHECK(vectorize(vloop(x, I(0), I(4), overlap))->u.for_.var == x);
+  /* a call with side effects keeps the loop's order */
+  Expr *ext = ir_call(&A, DT_F32, "myfunc", CALL_EXTERN, 1, (Expr *[]){V(x)});
+  Stmt *calls[2] = {store(buf_b, V(x), ext), store(buf_a, V(x), F(0))};
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), ir_seq(&A, 2, calls)))),
+             "for (x: int32, 0, 4) {\n"
+             "  B[x] = @tir.call_extern(\"myfunc\", x, dtype=float32)\n"
+             "  A[x] = 0f32\n"
+             "}\n");
+  /* one statement storing one address from every lane: the last lane's value stays */
+  CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), store(buf_b, I(0), load(buf_a, V(x)))))),
+             "for (x.s: int32, 0, 4) {\n"
+             "  B[0] = A[x.s]\n"
              "}\n");
 }
 
@@ -288,6 +378,123 @@ static void test_vectorize_loop_random(void) {
   CHECK(total > 2500 && vectorized * 2 > total);
 }
 
+/* ---- randomized: buffers the lanes share or own, inner loops, reductions ----
+ * A temporary T (allocated inside the vector loop, outside the outer loop, or a parameter)
+ * is written and read at indices that are or are not lane-dependent, in inner loops or not;
+ * whatever the pass makes of it must compute what the scalar loops compute. */
+
+enum { NT = 40, NJ = 3 };
+static Buffer *it;
+static Var *j;
+static Expr *mx_min; /* the vector loop's min */
+
+static Expr *lane_x(void) { return sub(V(x), mx_min); }
+
+static Expr *gen_tidx(bool in_loop) {
+  Expr *jj = in_loop ? V(j) : I(rnd_in(0, NJ - 1));
+  switch (rnd() % 10) {
+  case 0:
+    return I(rnd_in(0, 3));
+  case 1:
+    return lane_x();
+  case 2:
+    return add(mul(jj, I(LANES)), lane_x());
+  case 3:
+    return add(mul(lane_x(), I(NJ)), jj);
+  case 4:
+    return jj;
+  case 5:
+    return ir_binary(&A, EXPR_FLOORDIV, lane_x(), I(2));
+  case 6:
+    return sub(I(LANES - 1), lane_x());
+  case 7:
+    return add(lane_x(), I(1));
+  case 8:
+    return add(mul(lane_x(), I(2)), I(rnd_in(0, 1)));
+  default:
+    return ir_binary(&A, EXPR_FLOORMOD, add(lane_x(), jj), I(LANES));
+  }
+}
+
+static Expr *gen_tval(bool in_loop) {
+  Expr *v = rnd() % 3 ? load(it, gen_tidx(in_loop)) : gen_val(1);
+  return rnd() % 2 ? add(v, gen_leaf()) : v;
+}
+
+static Expr *out_idx(void) { return add(mul(V(o), I(LANES)), lane_x()); }
+
+static Stmt *gen_tstmt(void) {
+  switch (rnd() % 6) {
+  case 0:
+    return store(it, gen_tidx(false), gen_tval(false));
+  case 1:
+    return loop(j, I(NJ), store(it, gen_tidx(true), gen_tval(true)));
+  case 2:
+    return store(ib, out_idx(), gen_tval(false));
+  case 3:
+    return loop(j, I(NJ), store(ib, out_idx(), add(load(ib, out_idx()), gen_tval(true))));
+  case 4: {
+    Expr *i = gen_tidx(false);
+    return store(it, i, add(load(it, i), gen_leaf()));
+  }
+  default:
+    return ir_if(&A, gen_cond(1), store(ib, out_idx(), gen_tval(false)), NULL);
+  }
+}
+
+static Stmt *t_alloc(Stmt *body) {
+  return ir_allocate(&A, it->data, DT_I32, 1, (Expr *[]){I(NT)}, "global", NULL, body);
+}
+
+static Stmt *gen_mem_body(void) {
+  mx_min = I(rnd() % 3 ? 0 : 2);
+  int n = (int)rnd_in(2, 4);
+  Stmt *items[4];
+  for (int i = 0; i < n; i++) items[i] = gen_tstmt();
+  Stmt *body = ir_seq(&A, n, items);
+  unsigned where = (unsigned)(rnd() % 3);
+  if (where == 0) body = t_alloc(body);
+  Stmt *s = loop(o, I(NOUT), vloop(x, mx_min, I(LANES), body));
+  return where == 1 ? t_alloc(s) : s;
+}
+
+static bool run_mem(const Stmt *s, int32_t *b, int32_t *t) {
+  static int32_t a[NA], c[NOUT * LANES];
+  for (int i = 0; i < NA; i++) a[i] = (int32_t)(i * 7 % 23) - 11;
+  for (int i = 0; i < NOUT * LANES; i++) b[i] = i % 5;
+  for (int i = 0; i < NT; i++) t[i] = i % 3;
+  Buffer *bufs[4] = {ia, ib, ic, it};
+  int32_t *data[4] = {a, b, c, t};
+  int64_t sizes[4] = {NA, NOUT * LANES, NOUT * LANES, NT};
+  return eval_run(s, 4, bufs, data, sizes);
+}
+
+static int mem_total, mem_vector;
+
+static void check_random_mem(Stmt *s) {
+  int32_t b0[NOUT * LANES], t0[NT], b1[NOUT * LANES], t1[NT];
+  if (!run_mem(s, b0, t0)) return;
+  PassCtx ctx = {.arena = &A};
+  Stmt *v = pass_simplify(pass_vectorize_loop(s, &ctx), &ctx);
+  mem_total++;
+  has_ramp = false;
+  IrMutator m = {&A, find_ramp, NULL};
+  ir_mutate_stmt(&m, v);
+  mem_vector += has_ramp;
+  bool ok = run_mem(v, b1, t1);
+  bool same = ok && memcmp(b0, b1, sizeof b0) == 0 && memcmp(t0, t1, sizeof t0) == 0;
+  CHECK(same);
+  if (!same && failed < 10) printf("scalar:\n%s", ps(s)), printf("after:\n%s", ps(v));
+}
+
+static void test_vectorize_loop_random_memory(void) {
+  it = buffer("T", DT_I32);
+  j = var("j");
+  for (int i = 0; i < 4000; i++) check_random_mem(gen_mem_body());
+  CHECK(mem_total > 3000 && mem_vector * 4 > mem_total);
+  printf("random memory bodies: %d run, %d vectorized\n", mem_total, mem_vector);
+}
+
 int main(void) {
   arena_init(&A);
   x = var("x");
@@ -305,8 +512,11 @@ int main(void) {
   test_vectorize_loop_scalarize();
   test_vectorize_loop_serial();
   test_vectorize_loop_allocate();
+  test_vectorize_loop_allocate_loop();
+  test_vectorize_loop_shared();
   test_vectorize_loop_lets();
   test_vectorize_loop_random();
+  test_vectorize_loop_random_memory();
   sb_free(&sb);
   arena_free(&A);
   return finish();

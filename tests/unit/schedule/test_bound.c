@@ -1,7 +1,8 @@
 /* test_bound.c: bound inference (ir/schedule/bound.c, with normalize.c's view and
  * message_passing.c's relations): the range of every itervar for outputs, splits, fuses,
- * compute_at regions (fixed outer loops, ranging inner ones), thread-shared storage, inlined
- * producers and several consumers, and the schedules it refuses. */
+ * compute_at regions (fixed outer loops, ranging inner ones; at the parts of a fused axis),
+ * the tightening of split parts, thread-shared storage, inlined producers and several
+ * consumers, and the schedules it refuses. */
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *m, *n;
@@ -85,6 +86,65 @@ static void test_bound_compute_at(void) {
   CHECK(sched_split(S(s2, c2), axis_of(c2, 0), I(8), NULL, &xo, &xi));
   CHECK(sched_compute_at(S(s2, b), S(s2, c2), xo));
   CHECK_TEXT(range_of(s2, axis_of(b, 0)), "[((i.outer*8) + 1), 8]");
+}
+
+/* 2-D elementwise: name[i, j] = in[i, j] + 1 */
+static Tensor *elementwise2(const char *name, Tensor *in, Expr *rows, Expr *cols) {
+  Expr *shape[2] = {rows, cols};
+  ComputeDef d = axes(2, shape, NULL);
+  return compute(name, d, add(at(in, iv_ref(d.axis[0]), iv_ref(d.axis[1])), F(1)));
+}
+
+/* At the outer part of a fused axis split by a factor of a row, a part stays in one row: the
+ * producer covers that part of it (TVM's tight box); by a factor that is not, whole rows. A
+ * stage attached inside that producer, whose loop over rows is one point, is one point. */
+static void test_bound_fused(void) {
+  Tensor *a = placeholder("A", 2, I(8), I(8));
+  Tensor *q = elementwise2("Q", a, I(8), I(8));
+  Tensor *c = elementwise2("C", q, I(8), I(8));
+  Tensor *d = elementwise2("D", c, I(8), I(8));
+  Schedule *s = schedule(1, d);
+  IterVar *pair[2] = {axis_of(d, 0), axis_of(d, 1)}, *fo, *fi;
+  IterVar *f = sched_fuse(S(s, d), 2, pair);
+  CHECK(f && sched_split(S(s, d), f, I(4), NULL, &fo, &fi));
+  CHECK(sched_compute_at(S(s, c), S(s, d), fo));
+  CHECK(sched_compute_at(S(s, q), S(s, c), axis_of(c, 1)));
+  CHECK_TEXT(range_of(s, axis_of(c, 0)), "[floordiv(i.j.fused.outer, 2), 1]");
+  CHECK_TEXT(range_of(s, axis_of(c, 1)), "[(floormod(i.j.fused.outer, 2)*4), 4]");
+  /* C's row loop is one point, so Q's row is C's, not C's (loop-less) row variable */
+  CHECK_TEXT(range_of(s, axis_of(q, 0)), "[floordiv(i.j.fused.outer, 2), 1]");
+  CHECK_TEXT(range_of(s, axis_of(q, 1)), "[((floormod(i.j.fused.outer, 2)*4) + j), 1]");
+  Schedule *s2 = schedule(1, d);
+  f = sched_fuse(S(s2, d), 2, pair);
+  CHECK(f && sched_split(S(s2, d), f, I(6), NULL, &fo, &fi));
+  CHECK(sched_compute_at(S(s2, c), S(s2, d), fo));
+  CHECK_TEXT(range_of(s2, axis_of(c, 0)),
+             "[floordiv((i.j.fused.outer*6), 8), (floordiv((floormod((i.j.fused.outer*6), 8) + "
+             "5), 8) + 1)]");
+  CHECK_TEXT(range_of(s2, axis_of(c, 1)), "[0, 8]");
+}
+
+/* A split's part is no longer than its parent where that is provable, unless a thread is
+ * bound under it. */
+static void test_bound_split_tight(void) {
+  Tensor *a = placeholder("A", 2, I(3), I(10));
+  Tensor *b = elementwise2("B", a, I(3), I(10));
+  Schedule *s = schedule(1, b);
+  IterVar *io, *ii, *jo, *ji;
+  CHECK(sched_split(S(s, b), axis_of(b, 0), I(8), NULL, &io, &ii));
+  CHECK(sched_split(S(s, b), axis_of(b, 1), NULL, I(16), &jo, &ji));
+  CHECK_TEXT(range_of(s, ii), "[0, 3]");
+  CHECK_TEXT(range_of(s, io), "[0, 1]");
+  CHECK_TEXT(range_of(s, jo), "[0, 10]");
+  CHECK_TEXT(range_of(s, ji), "[0, 1]");
+  CHECK(sched_bind(S(s, b), ii, thread("threadIdx.x")));
+  CHECK_TEXT(range_of(s, ii), "[0, 8]");
+  /* a symbolic parent: nothing to prove */
+  Tensor *a2 = placeholder("A", 1, V(n));
+  Tensor *b2 = elementwise("B", a2, V(n), NULL);
+  Schedule *s2 = schedule(1, b2);
+  CHECK(sched_split(S(s2, b2), axis_of(b2, 0), I(8), NULL, &io, &ii));
+  CHECK_TEXT(range_of(s2, ii), "[0, 8]");
 }
 
 /* two consumers: the union of their reads */
@@ -187,6 +247,8 @@ int main(void) {
   n = var("n");
   test_bound_output();
   test_bound_compute_at();
+  test_bound_fused();
+  test_bound_split_tight();
   test_bound_union();
   test_bound_inline();
   test_bound_threads();

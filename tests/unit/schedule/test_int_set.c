@@ -140,6 +140,32 @@ static void test_int_set_eval(void) {
   CHECK(sched_set_is_point(sched_set_range(&A, (Range){V(i), I(1)})));
 }
 
+/* Relaxing: a variable whose set mentions another variable of the map (a loop whose extent
+ * depends on an outer loop) is relaxed through it, where sched_eval_set keeps it symbolic. */
+static void test_int_set_relax(void) {
+  PtrMap sets;
+  sched_map_init(&sets, &A);
+  sched_map_put(&sets, i, set(I(0), sub(I(4), V(j)))); /* i in [0, 4 - j] */
+  sched_map_put(&sets, j, set(I(0), I(3)));            /* j in [0, 3] */
+  CHECK_TEXT(ps_set(sched_eval_set(&A, add(V(i), V(j)), &sets)), "[0, ((4 - j) + 3)]");
+  CHECK_TEXT(ps_set(sched_relax_set(&A, add(V(i), V(j)), &sets)), "[0, 7]");
+  CHECK_TEXT(ps_set(sched_relax_set(&A, V(i), &sets)), "[0, 4]");
+  /* a point that is another relaxed variable, and a point that is the variable itself */
+  PtrMap pts;
+  sched_map_init(&pts, &A);
+  sched_map_put(&pts, i, set(add(V(j), I(1)), add(V(j), I(1))));
+  sched_map_put(&pts, j, set(V(m), sub(V(m), I(1))));
+  sched_map_put(&pts, m, set(V(m), V(m)));
+  CHECK_TEXT(ps_set(sched_relax_set(&A, mul(V(i), I(2)), &pts)), "[((m + 1)*2), (m*2)]");
+  CHECK_TEXT(ps_set(sched_relax_set(&A, V(m), &pts)), "[m, m]");
+  /* a cycle, which no schedule makes, ends unbounded */
+  PtrMap cyc;
+  sched_map_init(&cyc, &A);
+  sched_map_put(&cyc, i, set(V(j), V(j)));
+  sched_map_put(&cyc, j, set(V(i), add(V(i), I(1))));
+  CHECK_TEXT(ps_set(sched_relax_set(&A, V(i), &cyc)), "[-inf, +inf]");
+}
+
 int main(void) {
   arena_init(&A);
   m = var("m");
@@ -150,6 +176,7 @@ int main(void) {
   test_int_set_build();
   test_int_set_prove();
   test_int_set_eval();
+  test_int_set_relax();
   sb_free(&sb);
   arena_free(&A);
   return finish();

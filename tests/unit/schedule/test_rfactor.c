@@ -1,8 +1,9 @@
 /* test_rfactor.c: rfactor (ir/schedule/rfactor.c): the two stages it leaves (B.rf with the
  * factored axis as a spatial one, B reducing B.rf over `<axis>.v`), the index and guard
  * rebuilt from the split, factor_axis, a root axis, several reduce axes, a fused one, the
- * ScheduleError of each illegal request with nothing changed, and the lowered IR of TVM's
- * reduction tutorial (row sum, k split by 16, rfactor over k.inner), minus TVM's noise. */
+ * relations of other axes carried over to B.rf, the ScheduleError of each illegal request
+ * with nothing changed, and the lowered IR of TVM's reduction tutorial (row sum, k split by
+ * 16, rfactor over k.inner), minus TVM's noise. */
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *m, *n;
@@ -272,6 +273,110 @@ static void test_rfactor_consumer(void) {
              "}\n");
 }
 
+/* The spatial axis split before rfactor: B.rf keeps that split (its loops i.outer, i.inner
+ * where its axis i is), B's stage starts afresh. Computed at B's axis, B.rf's i is one point,
+ * so the split's parts are one iteration each: no loops are left of them. */
+static void test_rfactor_keeps_spatial_split(void) {
+  Schedule *s = schedule(1, tb);
+  Stage *st = S(s, tb);
+  IterVar *io, *ii, *ko, *ki;
+  CHECK(sched_split(st, axis_of(tb, 0), I(4), NULL, &io, &ii));
+  CHECK(sched_split(st, tk, I(16), NULL, &ko, &ki));
+  Tensor *bf = sched_rfactor(s, tb, ki, 0);
+  CHECK(bf);
+  Stage *rst = S(s, bf);
+  CHECK(rst->nrel == 1 && rst->relations[0].parent == axis_of(tb, 0) &&
+        rst->relations[0].outer == io && rst->relations[0].inner == ii);
+  CHECK_TEXT(names(rst->nleaf, rst->leaf_iter_vars), "k.inner i.outer i.inner k.outer");
+  CHECK_TEXT(names(rst->nall, rst->all_iter_vars), "k.inner i k.outer i.outer i.inner");
+  CHECK(S(s, tb)->nrel == 0);
+  CHECK_TEXT(names(S(s, tb)->nleaf, S(s, tb)->leaf_iter_vars), "ax0 k.inner.v");
+  /* the carried split schedules on: B.rf computed at B's axis, i.inner in parallel */
+  CHECK(sched_parallel(rst, ii));
+  CHECK(sched_compute_at(rst, S(s, tb), S(s, tb)->leaf_iter_vars[0]));
+  CHECK_TEXT(lowered(s, 2, ta, tb),
+             "@main = primfn(A: Buffer(float32, [n, m]), B: Buffer(float32, [n])) {\n"
+             "  allocate(B.rf: Pointer(global float32), float32, [16]), storage_scope = global;\n"
+             "  for (ax0: int32, 0, n) {\n"
+             "    for (k.inner: int32, 0, 16) {\n"
+             "      B.rf[k.inner] = 0f32\n"
+             "      for (k.outer: int32, 0, floordiv((m + 15), 16)) {\n"
+             "        if @tir.likely((((k.outer*16) + k.inner) < m), dtype=bool) {\n"
+             "          B.rf[k.inner] = (B.rf[k.inner] + A[(((k.outer*16) + (ax0*m)) + "
+             "k.inner)])\n"
+             "        }\n"
+             "      }\n"
+             "    }\n"
+             "    B[ax0] = 0f32\n"
+             "    for (k.inner.v: int32, 0, 16) {\n"
+             "      B[ax0] = (B[ax0] + B.rf[k.inner.v])\n"
+             "    }\n"
+             "  }\n"
+             "}\n");
+}
+
+/* A reduce axis split apart from the factored one stays split in B.rf; one fused with a part
+ * of the factored axis is tied to it and reduced through the fused loop alone. */
+static void test_rfactor_other_reduce_axes(void) {
+  Expr *shape[1] = {I(8)};
+  Tensor *a = placeholder("A", 3, I(8), I(4), I(16));
+  IterVar *kr[2] = {reduce_axis("r", I(4)), reduce_axis("k", I(16))};
+  ComputeDef d = axes(1, shape, NULL);
+  Tensor *b = compute("B", d, sum(at(a, iv_ref(d.axis[0]), iv_ref(kr[0]), iv_ref(kr[1])), 2, kr));
+  Schedule *s = schedule(1, b);
+  IterVar *ro, *ri, *ko, *ki;
+  CHECK(sched_split(S(s, b), kr[0], I(3), NULL, &ro, &ri));
+  CHECK(sched_split(S(s, b), kr[1], I(4), NULL, &ko, &ki));
+  Tensor *bf = sched_rfactor(s, b, ki, 1);
+  CHECK(bf);
+  CHECK_TEXT(names(bf->op->nreduce, bf->op->reduce_axis), "r k.outer");
+  CHECK_TEXT(names(S(s, bf)->nleaf, S(s, bf)->leaf_iter_vars), "i k.inner r.outer r.inner k.outer");
+  /* fused: r with k.outer, then factored over k.inner */
+  Schedule *s2 = schedule(1, b);
+  Stage *st = S(s2, b);
+  IterVar *order[4] = {axis_of(b, 0), NULL, NULL, NULL};
+  CHECK(sched_split(st, kr[1], I(4), NULL, &ko, &ki));
+  order[1] = ko, order[2] = kr[0], order[3] = ki;
+  CHECK(sched_reorder(st, 4, order));
+  IterVar *pair[2] = {ko, kr[0]};
+  IterVar *f = sched_fuse(st, 2, pair);
+  CHECK(f);
+  bf = sched_rfactor(s2, b, ki, 0);
+  CHECK(bf && S(s2, bf)->nrel == 0);
+  CHECK_TEXT(names(bf->op->nreduce, bf->op->reduce_axis), "k.outer.r.fused");
+  CHECK_TEXT(pe(bf->op->body[0]),
+             "reduce(combiner=comm_reducer(result=[(x + y)], lhs=[x], rhs=[y], "
+             "identity_element=[0f32]), source=[A[i, floormod(k.outer.r.fused, 4), "
+             "((floordiv(k.outer.r.fused, 4)*4) + k.inner)]], init=[], "
+             "axis=[iter_var(k.outer.r.fused, range(min=0, ext=16))], where=True, value_index=0)");
+}
+
+/* A stage computed at B's loops before rfactor follows them into B.rf, which reads it now: at
+ * a carried loop it keeps the itervar, at the factored axis it gets B.rf's axis made of it. */
+static void test_rfactor_moves_attached(void) {
+  Expr *shape[2] = {V(n), V(m)};
+  ComputeDef dx = axes(2, shape, NULL);
+  Tensor *x = compute("X", dx, mul(at(ta, iv_ref(dx.axis[0]), iv_ref(dx.axis[1])), F(2)));
+  Expr *bs[1] = {V(n)};
+  ComputeDef d = axes(1, bs, NULL);
+  IterVar *k = reduce_axis("k", V(m));
+  Tensor *b = compute("B", d, sum(at(x, iv_ref(d.axis[0]), iv_ref(k)), 1, &k));
+  Schedule *s = schedule(1, b);
+  IterVar *io, *ii, *ko, *ki;
+  CHECK(sched_split(S(s, b), axis_of(b, 0), I(2), NULL, &io, &ii));
+  CHECK(sched_split(S(s, b), k, I(4), NULL, &ko, &ki));
+  CHECK(sched_compute_at(S(s, x), S(s, b), io));
+  Tensor *bf = sched_rfactor(s, b, ki, 0);
+  CHECK(bf && S(s, x)->attach_stage == S(s, bf) && S(s, x)->attach_ivar == io);
+  CHECK(strncmp(lowered(s, 2, ta, b), "@main", 5) == 0);
+  Schedule *s2 = schedule(1, b);
+  CHECK(sched_split(S(s2, b), k, I(4), NULL, &ko, &ki));
+  CHECK(sched_compute_at(S(s2, x), S(s2, b), ki));
+  bf = sched_rfactor(s2, b, ki, 0);
+  CHECK(bf && S(s2, x)->attach_stage == S(s2, bf) && S(s2, x)->attach_ivar == bf->op->axis[0]);
+  CHECK(strncmp(lowered(s2, 2, ta, b), "@main", 5) == 0);
+}
+
 static void test_rfactor_errors(void) {
   Expr *shape[1] = {V(n)};
   ComputeDef d = axes(1, shape, NULL);
@@ -294,11 +399,6 @@ static void test_rfactor_errors(void) {
   CHECK(!sched_rfactor(s, tb, tk, 0));
   CHECK_TEXT(sched_error(s),
              "cannot rfactor: axis k of stage B is not a leaf (it was split or fused)");
-  IterVar *io, *ii;
-  CHECK(sched_split(st, axis_of(tb, 0), I(4), NULL, &io, &ii));
-  CHECK(!sched_rfactor(s, tb, ki, 0));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: stage B has axes split or fused apart from k.inner; "
-                             "call rfactor before scheduling them");
   Schedule *s2 = schedule(1, tb);
   IterVar *pair[2] = {axis_of(tb, 0), tk};
   IterVar *f = sched_fuse(S(s2, tb), 2, pair);
@@ -330,6 +430,9 @@ int main(void) {
   test_rfactor_two_axes();
   test_rfactor_fused();
   test_rfactor_consumer();
+  test_rfactor_keeps_spatial_split();
+  test_rfactor_other_reduce_axes();
+  test_rfactor_moves_attached();
   test_rfactor_errors();
   sb_free(&sb);
   arena_free(&A);
