@@ -288,6 +288,9 @@ void ir_visit_expr(IrVisitor *v, const Expr *e);
 void ir_visit_stmt(IrVisitor *v, const Stmt *s);
 void ir_visit_children_expr(IrVisitor *v, const Expr *e);
 void ir_visit_children_stmt(IrVisitor *v, const Stmt *s);
+/* Whether var occurs in e / s (NULL: no). */
+bool ir_expr_uses_var(const Expr *e, const Var *var);
+bool ir_stmt_uses_var(const Stmt *s, const Var *var);
 
 /* Substitutes variables: map[i].from -> map[i].to everywhere in e/s (used by inlining,
  * splitting and bound inference). */

@@ -461,3 +461,29 @@ Stmt *ir_substitute_stmt(Arena *a, Stmt *s, int n, const VarMap *map) {
   SubstCtx cx = {{a, subst_expr, NULL}, n, map};
   return ir_mutate_stmt(&cx.m, s);
 }
+
+/* ---- variable occurrence ---- */
+
+typedef struct VarUse {
+  IrVisitor v;
+  const Var *var;
+  bool found;
+} VarUse;
+
+static void var_use_expr(IrVisitor *v, const Expr *e) {
+  VarUse *u = (VarUse *)v;
+  if (e->kind == EXPR_VAR && e->u.var == u->var) u->found = true;
+  if (!u->found) ir_visit_children_expr(v, e);
+}
+
+bool ir_expr_uses_var(const Expr *e, const Var *var) {
+  VarUse u = {{var_use_expr, NULL}, var, false};
+  ir_visit_expr(&u.v, e);
+  return u.found;
+}
+
+bool ir_stmt_uses_var(const Stmt *s, const Var *var) {
+  VarUse u = {{var_use_expr, NULL}, var, false};
+  ir_visit_stmt(&u.v, s);
+  return u.found;
+}

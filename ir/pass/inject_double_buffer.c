@@ -21,7 +21,8 @@
  *   variables of the same names (each loop its own variable, as tir.Simplify assumes). With
  *   split_loop <= 0 the loop is kept whole: the prefetch, then the original loop. A mark that does
  * not fit is dropped and its buffer stays single, which is correct (only slower): the pattern is
- * one mark and one 1-D allocation of the buffer, with no loop between them; that loop is serial or
+ * one mark and one 1-D allocation of the buffer, of an extent the loop's variable does not change
+ * (the allocation moves out of the loop), with no loop between them; that loop is serial or
  * unrolled, from 0, of constant extent (a symbolic one may be 0, and the prefetch would then read
  * outside its input); the buffer's variable is used only by loads and stores; the producer stores
  * to that buffer only, and reads nothing the rest of the loop body writes (it now runs one
@@ -249,7 +250,8 @@ static void find_entries(Arena *a, Entries *es, const Stmt *s) {
   for (int i = 0; i < es->n; i++) {
     Entry *e = &es->e[i];
     e->ok = e->ok && !ptrs_has(&fd.vars, e->buf) && e->nscope == 1 && e->nalloc == 1 &&
-            e->alloc->u.alloc.ndim == 1 && loop_fits(e->loop) && !reads_loop_writes(a, e);
+            e->alloc->u.alloc.ndim == 1 && loop_fits(e->loop) && !reads_loop_writes(a, e) &&
+            !ir_expr_uses_var(e->alloc->u.alloc.extents[0], e->loop->u.for_.var);
   }
 }
 

@@ -78,30 +78,12 @@ static Expr *size_of(Instrument *in, const Buffer *b) {
 
 /* ---- the checks of one statement ---- */
 
-typedef struct VarUse {
-  IrVisitor v;
-  const Var *var;
-  bool used;
-} VarUse;
-
-static void find_use(IrVisitor *v, const Expr *e) {
-  VarUse *u = (VarUse *)v;
-  if (e->kind == EXPR_VAR && e->u.var == u->var) u->used = true;
-  if (!u->used) ir_visit_children_expr(v, e);
-}
-
-static bool uses(const Expr *e, const Var *var) {
-  VarUse u = {{find_use, NULL}, var, false};
-  ir_visit_expr(&u.v, e);
-  return u.used;
-}
-
 /* cond as the access sees it: under its guards, inside the lets it reads. */
 static Expr *in_context(Instrument *in, Expr *cond) {
   for (int i = in->nguards - 1; i >= 0; i--)
     cond = ir_binary(in->a, EXPR_OR, arith_not(in->a, in->guards[i]), cond);
   for (int i = in->nlets - 1; i >= 0; i--)
-    if (uses(cond, in->lets[i]->u.let.var))
+    if (ir_expr_uses_var(cond, in->lets[i]->u.let.var))
       cond = ir_let(in->a, in->lets[i]->u.let.var, in->lets[i]->u.let.value, cond);
   return cond;
 }

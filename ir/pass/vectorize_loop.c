@@ -335,28 +335,10 @@ static Expr *vec_hook(IrMutator *m, Expr *e) { return vec((Vectorizer *)m, e); }
 
 /* Wraps s in the lets it reads (directly or through other lets) whose variables became
  * vectors, with their original values, innermost nearest to s. */
-typedef struct Uses {
-  IrVisitor v;
-  const Var *var;
-  bool found;
-} Uses;
-
-static void uses_expr(IrVisitor *iv, const Expr *e) {
-  Uses *u = (Uses *)iv;
-  if (e->kind == EXPR_VAR && e->u.var == u->var) u->found = true;
-  ir_visit_children_expr(iv, e);
-}
-
-static bool stmt_uses(const Stmt *s, const Var *var) {
-  Uses u = {{uses_expr, NULL}, var, false};
-  ir_visit_stmt(&u.v, s);
-  return u.found;
-}
-
 static Stmt *rebind_lets(Vectorizer *v, Stmt *s) {
   for (int i = v->nlet - 1; i >= 0; i--) {
     const LetBind *b = &v->lets[i];
-    if (b->to->u.var != b->var && stmt_uses(s, b->var))
+    if (b->to->u.var != b->var && ir_stmt_uses_var(s, b->var))
       s = ir_let_stmt(v->m.arena, b->var, b->value, s);
   }
   return s;

@@ -69,7 +69,10 @@ class ComputeGen:
                 self.vars.append((name, r.choice([1, 3, 5, 7, 8, 9, 12, 16, 17])))
             name, val = r.choice(self.vars)
             return Dim(name, val)
-        v = r.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24])
+        if r.random() < 0.08:
+            v = r.choice([31, 33, 48, 64, 70])
+        else:
+            v = r.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24])
         return Dim(str(v), v)
 
     def placeholder(self, shape):
@@ -90,9 +93,12 @@ class ComputeGen:
         r = self.rng
         if self.dtype == "int32":  # small values: no overflow in a chain of four
             return r.choice(["%s * 3 + 1" % x, "te.max(%s, 0)" % x, "%s // 3" % x,
-                             "te.min(%s, 2) - 1" % x, "%s %% 4 - 2" % x, "%s - 2" % x])
+                             "te.min(%s, 2) - 1" % x, "%s %% 4 - 2" % x, "%s - 2" % x,
+                             "te.if_then_else(%s > 0, %s, 1 - %s)" % (x, x, x)])
         return r.choice(["%s * 1.5 + 0.25" % x, "te.max(%s, 0.0)" % x, "%s * %s" % (x, x),
-                         "te.min(%s, 0.5) - 0.125" % x, "%s - 2.0" % x, "te.exp(%s * 0.5)" % x])
+                         "te.min(%s, 0.5) - 0.125" % x, "%s - 2.0" % x, "te.exp(%s * 0.5)" % x,
+                         "te.if_then_else(%s > 0.0, %s, %s * 0.25)" % (x, x, x),
+                         "te.sqrt(te.abs(%s) + 1.0)" % x])
 
     def add(self, name, shape, src, reads, nred=0):
         t = Tensor(name, shape, src, reads, nred)
@@ -259,12 +265,12 @@ class StageModel:
 
 
 class ScheduleGen:
-    def __init__(self, rng, comp, out):
-        self.rng, self.out = rng, out
+    def __init__(self, rng, comp, outs):
+        self.rng = rng
         self.steps = []
         self.naxis = 0
         self.stages = {}
-        reachable = _reachable(out)
+        reachable = _reachable(outs)
         for t in comp.tensors:
             if t.placeholder or t not in reachable:
                 continue
@@ -272,7 +278,7 @@ class ScheduleGen:
             # reduce axes' extents: constant for conv windows; otherwise from the shape read
             axes += [Axis(None, True, None) for _ in range(t.reduce_axes)]
             self.stages[t.name] = StageModel(t.name, t, axes, [x.name for x in t.reads],
-                                             t is out)
+                                             t in outs)
         self._reduce_extents(comp)
 
     def _reduce_extents(self, comp):
@@ -574,6 +580,8 @@ class ScheduleGen:
                 self.annotate(st)
             if r.random() < 0.1:
                 self.storage_align(st)
+            if st.attached is not None and r.random() < 0.2:
+                self.steps.append(Step("s[%s].double_buffer()" % st.name, [], [st.name]))
         return self.steps
 
 
@@ -581,8 +589,8 @@ def _ceil(e, f):
     return None if e is None else -(-e // f)
 
 
-def _reachable(out):
-    seen, todo = set(), [out]
+def _reachable(outs):
+    seen, todo = set(), list(outs)
     while todo:
         t = todo.pop()
         if t in seen:
@@ -602,17 +610,21 @@ class Case:
         rng = random.Random(seed)
         self.comp = ComputeGen(rng, symbolic=rng.random() < 0.3,
                                dtype="int32" if rng.random() < 0.15 else "float32")
-        self.out = self.comp.generate()
-        self.sched = ScheduleGen(rng, self.comp, self.out)
+        self.outs = [self.comp.generate()]
+        # Sometimes an intermediate stage is an output too (its consumers read the output).
+        inner = [t for t in _reachable(self.outs) if not t.placeholder and t is not self.outs[0]]
+        if inner and rng.random() < 0.15:
+            self.outs.append(rng.choice(sorted(inner, key=lambda t: t.name)))
+        self.sched = ScheduleGen(rng, self.comp, self.outs)
         self.steps = self.sched.generate(self.comp)
 
     def args(self):
-        reach = _reachable(self.out)
-        return [t for t in self.comp.tensors if t.placeholder and t in reach] + [self.out]
+        reach = _reachable(self.outs)
+        return [t for t in self.comp.tensors if t.placeholder and t in reach] + self.outs
 
     def compute_src(self):
         lines = ["%s = te.var(%r)" % (n, n) for n, _ in self.comp.vars]
-        reach = _reachable(self.out)
+        reach = _reachable(self.outs)
         for t in self.comp.tensors:
             if t not in reach:
                 continue
@@ -633,27 +645,32 @@ class Case:
         args = self.args()
         an = ", ".join(t.name for t in args)
         body = self.compute_src()
-        body.append("ref = tvm.build(te.create_schedule(%s.op), [%s], 'llvm')" % (
-            self.out.name, an))
-        body.append("s = te.create_schedule(%s.op)" % self.out.name)
+        ops = "[%s]" % ", ".join(o.name + ".op" for o in self.outs)
+        body.append("ref = tvm.build(te.create_schedule(%s), [%s], 'llvm')" % (ops, an))
+        body.append("s = te.create_schedule(%s)" % ops)
         for st in steps:
             body.extend(st.src.split("\n"))
         body.append("f = tvm.build(s, [%s], 'llvm')" % an)
         body.append("np.random.seed(%d)" % (self.seed % 100000))
         ins = []
         dt = self.comp.dtype
-        for t in args[:-1]:
+        for t in args[:-len(self.outs)]:
             shape = ", ".join(str(d.val) for d in t.shape)
             draw = "randint(-4, 5" if dt == "int32" else "uniform(-1, 1"
             body.append("%s_np = np.random.%s, size=(%s,)).astype(%r)" % (
                 t.name, draw, shape, dt))
             ins.append(t.name + "_np")
-        oshape = ", ".join(str(d.val) for d in self.out.shape)
-        body.append("want = np.full((%s,), -3, dtype=%r)" % (oshape, dt))
-        body.append("got = np.full((%s,), 5, dtype=%r)" % (oshape, dt))
-        body.append("ref(%s)" % ", ".join(ins + ["want"]))
-        body.append("f(%s)" % ", ".join(ins + ["got"]))
-        body.append("tvm.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)")
+        wants, gots = [], []
+        for k, o in enumerate(self.outs):
+            oshape = ", ".join(str(d.val) for d in o.shape)
+            body.append("want%d = np.full((%s,), -3, dtype=%r)" % (k, oshape, dt))
+            body.append("got%d = np.full((%s,), 5, dtype=%r)" % (k, oshape, dt))
+            wants.append("want%d" % k)
+            gots.append("got%d" % k)
+        body.append("ref(%s)" % ", ".join(ins + wants))
+        body.append("f(%s)" % ", ".join(ins + gots))
+        for w, g in zip(wants, gots):
+            body.append("tvm.testing.assert_allclose(%s, %s, rtol=1e-4, atol=1e-4)" % (g, w))
         return "def case_%d():\n%s\n" % (self.seed, "\n".join("    " + l for l in body))
 
 

@@ -126,7 +126,7 @@ def primitives(steps):
     for st in steps:
         for word in ("cache_read", "cache_write", "rfactor", "split", "fuse", "reorder",
                      "tile", "compute_at", "compute_inline", "vectorize", "unroll",
-                     "parallel"):
+                     "parallel", "storage_align", "double_buffer"):
             if "." + word + "(" in st.src and word not in seen:
                 seen.append(word)
     return seen
