@@ -95,7 +95,8 @@ static Value *bi_print(Interp *I, Value *self, Value **a) {
                         "print(file=...) is not supported yet: print writes to standard output");
   int flush = a[4] ? val_truthy(I, a[4]) : 0;
   if (flush < 0 || check_sep(I, a[1], "sep") < 0 || check_sep(I, a[2], "end") < 0) return NULL;
-  StrBuf line = STRBUF_INIT; /* one write per call, so a failing str() prints nothing */
+  /* one write per call, so a failing str() prints nothing; fallible: print([0] * 10**8) */
+  StrBuf line = {.fallible = true};
   for (int64_t i = 0; i < VAL_SEQ_N(a[0]); i++) {
     if (i > 0) put_sep(&line, a[1], " ");
     Value *s = val_to_str(I, VAL_SEQ_ITEM(a[0], i));
@@ -104,6 +105,10 @@ static Value *bi_print(Interp *I, Value *self, Value **a) {
     val_decref(s);
   }
   put_sep(&line, a[2], "\n");
+  if (line.failed) {
+    val_mem_error(I, (double)line.failed);
+    return sb_free(&line), NULL;
+  }
   FILE *out = interp_stdout(I);
   if (line.len) fwrite(line.s, 1, line.len, out);
   if (flush) fflush(out);

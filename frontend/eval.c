@@ -381,12 +381,11 @@ static int fstr_part(Interp *I, Frame *F, Node *p, StrBuf *sb) {
 }
 
 static Value *eval_fstr(Interp *I, Frame *F, Node *n) {
-  StrBuf sb = STRBUF_INIT;
+  StrBuf sb = {.fallible = true};
   for (int i = 0; i < n->u.list.n; i++)
     if (fstr_part(I, F, n->u.list.items[i], &sb) < 0) return sb_free(&sb), NULL;
-  size_t len;
-  char *s = sb_take(&sb, &len);
-  return val_str_take(s, len);
+  Value *r = val_str_sb_fallible(I, &sb);
+  return r ? r : fail_at(I, F, n);
 }
 
 /* ---- the rest ---- */

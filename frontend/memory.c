@@ -141,3 +141,10 @@ int val_sb_reserve(Interp *I, StrBuf *b, int64_t extra) {
   val_mem_error(I, asked);
   return -1;
 }
+
+Value *val_str_sb_fallible(Interp *I, StrBuf *b) {
+  if (!b->failed) return val_str_sb(b);
+  double asked = (double)b->failed;
+  sb_free(b);
+  return val_mem_error(I, asked);
+}

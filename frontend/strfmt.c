@@ -151,7 +151,7 @@ static int repr_seq(Interp *I, StrBuf *b, Value *v, const char *open, const char
   int r = repr_open(I, b, v, v->kind == VAL_LIST ? "[...]" : "(...)");
   if (r <= 0) return r;
   sb_puts(b, open);
-  for (int64_t i = 0; i < VAL_SEQ_N(v); i++) {
+  for (int64_t i = 0; i < VAL_SEQ_N(v) && !b->failed; i++) {
     if (i) sb_puts(b, ", ");
     if (val_repr_into(I, b, VAL_SEQ_ITEM(v, i)) < 0) return repr_close(-1);
   }
@@ -165,7 +165,7 @@ static int repr_dict(Interp *I, StrBuf *b, Value *v) {
   if (r <= 0) return r;
   sb_putc(b, '{');
   Value *k, *x;
-  for (int64_t pos = 0, i = 0; dict_next(v, &pos, &k, &x); i++) {
+  for (int64_t pos = 0, i = 0; !b->failed && dict_next(v, &pos, &k, &x); i++) {
     if (i) sb_puts(b, ", ");
     if (val_repr_into(I, b, k) < 0) return repr_close(-1);
     sb_puts(b, ": ");
@@ -271,13 +271,16 @@ int val_repr_into(Interp *I, StrBuf *b, Value *v) {
   TES_UNREACHABLE();
 }
 
+/* The text a script sizes (the repr of a long list) is built in a fallible buffer: running
+ * out of memory is a MemoryError, and containers stop walking once a write was lost. Without
+ * an interpreter to raise in, the buffer ends the process as others do. */
 Value *val_repr(Interp *I, Value *v) {
-  StrBuf b = STRBUF_INIT;
+  StrBuf b = {.fallible = I != NULL};
   if (val_repr_into(I, &b, v) < 0) {
     sb_free(&b);
     return NULL;
   }
-  return val_str_sb(&b);
+  return val_str_sb_fallible(I, &b);
 }
 
 Value *val_to_str(Interp *I, Value *v) {
@@ -291,7 +294,7 @@ Value *val_to_str(Interp *I, Value *v) {
 static Value *ascii_repr(Interp *I, Value *v) {
   Value *r = val_repr(I, v);
   if (!r || r->ascii) return r;
-  StrBuf b = STRBUF_INIT;
+  StrBuf b = {.fallible = true};
   for (int64_t i = 0; i < r->u.str.len;) {
     int cp = val_utf8_decode(r->u.str.s, r->u.str.len, &i);
     if (cp < 0x80)
@@ -304,7 +307,7 @@ static Value *ascii_repr(Interp *I, Value *v) {
       sb_printf(&b, "\\U%08x", cp);
   }
   val_decref(r);
-  return val_str_sb(&b);
+  return val_str_sb_fallible(I, &b);
 }
 
 /* ---- the format-spec mini-language ---- */
@@ -790,7 +793,7 @@ Value *val_str_percent(Interp *I, Value *fmt, Value *args) {
     st.nargs = 1;
     if (args->kind == VAL_DICT) st.dict = args;
   }
-  StrBuf out = STRBUF_INIT;
+  StrBuf out = {.fallible = true};
   while (st.pos < st.len) {
     const char *pct = memchr(st.fmt + st.pos, '%', st.len - st.pos);
     size_t stop = pct ? (size_t)(pct - st.fmt) : st.len;
@@ -807,7 +810,7 @@ Value *val_str_percent(Interp *I, Value *fmt, Value *args) {
     sb_free(&out);
     return interp_raise(I, EXC_TypeError, "not all arguments converted during string formatting");
   }
-  return val_str_sb(&out);
+  return val_str_sb_fallible(I, &out);
 }
 
 /* ---- str.format ---- */
@@ -989,10 +992,10 @@ static int fmt_render(FmtState *st, StrBuf *out, const char *s, size_t n, int de
 
 Value *val_str_format_call(Interp *I, Value *fmt, Value *args, Value *kwargs) {
   FmtState st = {.I = I, .args = args, .kwargs = kwargs};
-  StrBuf out = STRBUF_INIT;
+  StrBuf out = {.fallible = true};
   if (fmt_render(&st, &out, fmt->u.str.s, (size_t)fmt->u.str.len, 2) < 0) {
     sb_free(&out);
     return NULL;
   }
-  return val_str_sb(&out);
+  return val_str_sb_fallible(I, &out);
 }

@@ -111,10 +111,10 @@ static Value *str_slice(Interp *I, Value *s, int64_t start, int64_t step, int64_
     int64_t a = val_str_offset(s, start), b = val_str_offset(s, start + count);
     return val_str(s->u.str.s + a, (size_t)(b - a));
   }
-  StrBuf b = STRBUF_INIT;
+  StrBuf b = {.fallible = true};
   if (s->ascii) {
     for (int64_t i = 0; i < count; i++) sb_putc(&b, s->u.str.s[start + i * step]);
-    return val_str_sb(&b);
+    return val_str_sb_fallible(I, &b);
   }
   /* byte offset of every code point, then pick */
   int64_t n = val_str_cplen(s), *off = val_alloc(I, n + 1, sizeof *off), k = 0;
@@ -127,7 +127,7 @@ static Value *str_slice(Interp *I, Value *s, int64_t start, int64_t step, int64_
     sb_putn(&b, s->u.str.s + off[c], (size_t)(off[c + 1] - off[c]));
   }
   free(off);
-  return val_str_sb(&b);
+  return val_str_sb_fallible(I, &b);
 }
 
 static Value *seq_slice(Interp *I, Value *seq, int64_t start, int64_t step, int64_t count) {

@@ -283,6 +283,10 @@ Value *val_list_alloc(Interp *I, int64_t cap);                 /* empty, room fo
 Value *val_tuple_alloc(Interp *I, int64_t n); /* n NULL slots, for val_seq_set_take */
 int val_list_reserve(Interp *I, Value *list, int64_t extra);   /* room for extra more */
 int val_list_push_take(Interp *I, Value *list, Value *item);   /* decrefs item on failure */
+/* The text of a StrBuf set fallible (ir/strbuf.h) as a str, or NULL with MemoryError when a
+ * write to it was lost; b is empty after. */
+struct StrBuf;
+Value *val_str_sb_fallible(Interp *I, struct StrBuf *b);
 int val_mem_check(Interp *I, double bytes); /* -1 with MemoryError: more than the machine has */
 Value *val_mem_error(Interp *I, double bytes); /* raises MemoryError; returns NULL */
 double val_mem_physical(void);                 /* bytes of physical memory */

@@ -14,19 +14,33 @@ static size_t grown_cap(const StrBuf *b, size_t extra) {
   return cap;
 }
 
-static void reserve(StrBuf *b, size_t extra) {
+/* Room for extra more bytes; false when a fallible buffer has run out (nothing is written
+ * then, nor after). */
+static bool reserve(StrBuf *b, size_t extra) {
+  if (b->failed) return false;
   size_t cap = grown_cap(b, extra);
-  if (cap && b->len + extra + 1 <= b->cap) return;
+  if (cap && b->len + extra + 1 <= b->cap) return true;
+  if (b->fallible) {
+    if (sb_try_reserve(b, extra)) return true;
+    b->failed = cap ? b->len + extra + 1 : SIZE_MAX;
+    return false;
+  }
   b->s = xrealloc(b->s, cap ? cap : SIZE_MAX); /* SIZE_MAX: out of memory, reported */
   b->cap = cap;
+  return true;
 }
 
 bool sb_try_reserve(StrBuf *b, size_t extra) {
   size_t cap = grown_cap(b, extra);
   if (!cap) return false;
   if (b->len + extra + 1 <= b->cap) return true;
-  char *s = realloc(b->s, cap); /* doubled; if that is too much, exactly what is needed */
-  if (!s && cap > b->len + extra + 1) s = realloc(b->s, cap = b->len + extra + 1);
+  /* Doubled; if that is too much, an eighth more than is needed: still geometric, since near
+   * the limit appends of a few bytes would otherwise each move the whole text. Exactly what is
+   * needed only for one big request ("x".ljust(n)), which is made once. */
+  size_t need = b->len + extra + 1, some = need / 8 > SIZE_MAX - need ? need : need + need / 8;
+  char *s = realloc(b->s, cap);
+  if (!s && cap > some) s = realloc(b->s, cap = some);
+  if (!s && cap > need && extra >= b->len / 8) s = realloc(b->s, cap = need);
   if (!s) return false;
   if (!b->s) s[0] = 0;
   b->s = s;
@@ -35,7 +49,7 @@ bool sb_try_reserve(StrBuf *b, size_t extra) {
 }
 
 void sb_putn(StrBuf *b, const char *s, size_t n) {
-  reserve(b, n);
+  if (!reserve(b, n)) return;
   memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = 0;
@@ -49,8 +63,7 @@ void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
-  if (n < 0) return;
-  reserve(b, (size_t)n);
+  if (n < 0 || !reserve(b, (size_t)n)) return;
   vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
   b->len += (size_t)n;
 }
@@ -63,7 +76,10 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
 }
 
 const char *sb_cstr(StrBuf *b) {
-  if (!b->s) reserve(b, 0), b->s[0] = 0;
+  if (!b->s) {
+    if (!reserve(b, 0)) return "";
+    b->s[0] = 0;
+  }
   return b->s;
 }
 
@@ -72,12 +88,12 @@ char *sb_take(StrBuf *b, size_t *len) {
   char *s = b->s;
   if (len) *len = b->len;
   b->s = NULL;
-  b->len = b->cap = 0;
+  b->len = b->cap = b->failed = 0;
   return s;
 }
 
 void sb_free(StrBuf *b) {
   free(b->s);
   b->s = NULL;
-  b->len = b->cap = 0;
+  b->len = b->cap = b->failed = 0;
 }

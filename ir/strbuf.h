@@ -11,6 +11,11 @@
 typedef struct StrBuf {
   char *s; /* NUL-terminated while len > 0 or after sb_cstr */
   size_t len, cap;
+  /* Set fallible for text a script sizes (the repr of a list): when memory runs out, writes
+   * stop, the text so far stays, and failed holds the bytes that were asked for, for the
+   * owner to raise MemoryError. Otherwise running out ends the process, as xmalloc does. */
+  bool fallible;
+  size_t failed; /* 0: no write was lost */
 } StrBuf;
 
 #define STRBUF_INIT {0}
@@ -23,7 +28,8 @@ void sb_puts(StrBuf *b, const char *s);
 void sb_printf(StrBuf *b, const char *fmt, ...) TES_PRINTF(2, 3);
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 const char *sb_cstr(StrBuf *b); /* "" when empty; owned by b */
-char *sb_take(StrBuf *b, size_t *len); /* the malloc'd buffer; b is empty after */
+/* The malloc'd buffer (NULL: a fallible one that failed before holding any); b is empty after. */
+char *sb_take(StrBuf *b, size_t *len);
 void sb_free(StrBuf *b);
 
 #endif

@@ -202,9 +202,9 @@ static char *optimize(CgLlvmCode *c, int opt_level) {
     return err;
   }
   LLVMDisposeMessage(msg);
+  /* no vectorization options here: parsing "default<ON>" sets them from the level (the loop
+   * vectorizer at 2 and 3; SLP is off, codegen_target.c) */
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
-  LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);

@@ -5,11 +5,12 @@
  * in chunks of the iteration space, a parallel loop inside one running serially. Allocations
  * of a small constant size are stack slots at the function's entry, the rest 64-byte aligned
  * heap buffers freed at the end of their scope, and on every early return (a failed assert,
- * Ctrl-C). A loop polls the interrupt flag once per iteration (codegen_llvm.h) when it holds
- * a real loop (one that is not tiny, or holds a real loop) and no loop of the function around
- * it is more than tiny: the outermost loop of each nest, and those under it while they are
- * tiny. There a poll costs a load per row; a loop with no real loop inside never polls, since
- * the poll's early exit would keep LLVM from vectorizing it. */
+ * Ctrl-C); a heap size that overflows, like one malloc refuses, returns CG_LLVM_ERR_NOMEM. A
+ * loop polls the interrupt flag once per iteration (codegen_llvm.h) when it holds a real loop
+ * (one that is not tiny, or holds a real loop) and no loop of the function around it is more
+ * than tiny: the outermost loop of each nest, and those under it while they are tiny. There a
+ * poll costs a load per row; a loop with no real loop inside never polls, since the poll's
+ * early exit would keep LLVM from vectorizing it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,22 +342,84 @@ static int64_t constant_count(const Stmt *s) {
   return n;
 }
 
-static LLVMValueRef heap_alloc(Cg *cg, const Stmt *s, uint64_t elem_bytes) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), ptr = LLVMPointerTypeInContext(cg->ctx, 0);
-  LLVMValueRef bytes = LLVMConstInt(i64, elem_bytes * s->u.alloc.dtype.lanes, 0);
+/* A size in bytes being multiplied up (i64), and whether it is too big to allocate (i1). */
+typedef struct AllocSize {
+  LLVMValueRef v, bad;
+} AllocSize;
+
+static void size_times(Cg *cg, AllocSize *sz, LLVMValueRef x) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), fty;
+  LLVMValueRef f = cg_intrinsic(cg, "llvm.umul.with.overflow", &i64, 1, &fty);
+  LLVMValueRef args[2] = {sz->v, x};
+  LLVMValueRef r = LLVMBuildCall2(cg->b, fty, f, args, 2, "");
+  sz->v = LLVMBuildExtractValue(cg->b, r, 0, "");
+  sz->bad = LLVMBuildOr(cg->b, sz->bad, LLVMBuildExtractValue(cg->b, r, 1, ""), "");
+}
+
+/* Multiplies in the factors of a product, each from its own value; a negative one (a
+ * degenerate shape, whose loops do not run) counts as 0. */
+static void size_factors(Cg *cg, AllocSize *sz, const Expr *e) {
+  if (e->kind == EXPR_MUL) {
+    size_factors(cg, sz, e->u.bin.a);
+    size_factors(cg, sz, e->u.bin.b);
+    return;
+  }
+  LLVMValueRef x = cg_to_i64(cg, cg_expr(cg, e), e->dtype);
+  if (e->dtype.code == DT_INT) {
+    LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), 0, 0);
+    x = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, x, zero, ""), zero, x, "");
+  }
+  size_times(cg, sz, x);
+}
+
+/* The largest value of an integer type, as an unsigned 64-bit number. */
+static uint64_t int_max(DType t) {
+  unsigned bits = t.code == DT_INT ? t.bits - 1u : t.bits;
+  return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+}
+
+/* The bytes of an allocation. Storage flattening makes an extent the product of the tensor's
+ * dimensions (n*m), computed in the index type, where a big shape wraps round (65536^4 is 0
+ * in int64) to a small buffer the kernel would then write past. So the factors are multiplied
+ * again here, in 64 bits with overflow checks, and the size is too big when a product
+ * overflows, when an extent exceeds its type (the kernel's indices into it would wrap too), or
+ * when the bytes come near 2^63, where rounding up to the alignment would overflow. */
+static AllocSize alloc_bytes(Cg *cg, const Stmt *s, uint64_t elem_bytes) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+  AllocSize total = {LLVMConstInt(i64, elem_bytes * (uint64_t)s->u.alloc.dtype.lanes, 0),
+                     LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
   for (int i = 0; i < s->u.alloc.ndim; i++) {
     const Expr *x = s->u.alloc.extents[i];
-    bytes = LLVMBuildMul(cg->b, bytes, cg_to_i64(cg, cg_expr(cg, x), x->dtype), "");
+    AllocSize one = {LLVMConstInt(i64, 1, 0), total.bad};
+    size_factors(cg, &one, x);
+    LLVMValueRef max = LLVMConstInt(i64, int_max(x->dtype), 0);
+    total.bad = LLVMBuildOr(cg->b, one.bad, LLVMBuildICmp(cg->b, LLVMIntUGT, one.v, max, ""), "");
+    size_times(cg, &total, one.v);
   }
+  LLVMValueRef limit = LLVMConstInt(i64, (uint64_t)INT64_MAX - HEAP_ALIGN, 0);
+  LLVMValueRef past = LLVMBuildICmp(cg->b, LLVMIntUGT, total.v, limit, "");
+  total.bad = LLVMBuildOr(cg->b, total.bad, past, "");
+  return total;
+}
+
+/* A buffer too big to describe, or one malloc refuses, returns CG_LLVM_ERR_NOMEM (a
+ * MemoryError at the call). */
+static LLVMValueRef heap_alloc(Cg *cg, const Stmt *s, uint64_t elem_bytes) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  AllocSize sz = alloc_bytes(cg, s, elem_bytes);
+  LLVMBasicBlockRef fail = new_block(cg, "alloc.fail"), call = new_block(cg, "alloc.call");
+  LLVMBasicBlockRef ok = new_block(cg, "alloc.ok");
+  unlikely(cg, LLVMBuildCondBr(cg->b, sz.bad, fail, call));
+  LLVMPositionBuilderAtEnd(cg->b, call);
   /* aligned_alloc wants a multiple of the alignment, and never 0 */
   LLVMValueRef mask = LLVMConstInt(i64, HEAP_ALIGN - 1, 0);
-  bytes = LLVMBuildAnd(cg->b, LLVMBuildAdd(cg->b, bytes, LLVMConstInt(i64, HEAP_ALIGN, 0), ""),
-                       LLVMBuildNot(cg->b, mask, ""), "");
+  LLVMValueRef bytes =
+      LLVMBuildAnd(cg->b, LLVMBuildAdd(cg->b, sz.v, LLVMConstInt(i64, HEAP_ALIGN, 0), ""),
+                   LLVMBuildNot(cg->b, mask, ""), "");
   LLVMTypeRef params[2] = {i64, i64};
   LLVMValueRef args[2] = {LLVMConstInt(i64, HEAP_ALIGN, 0), bytes};
   LLVMValueRef p = cg_call_named(cg, "aligned_alloc", LLVMFunctionType(ptr, params, 2, 0), args, 2);
-  LLVMBasicBlockRef fail = new_block(cg, "alloc.fail"), ok = new_block(cg, "alloc.ok");
-  LLVMBuildCondBr(cg->b, LLVMBuildIsNull(cg->b, p, ""), fail, ok);
+  unlikely(cg, LLVMBuildCondBr(cg->b, LLVMBuildIsNull(cg->b, p, ""), fail, ok));
   LLVMPositionBuilderAtEnd(cg->b, fail);
   cg_return_code(
       cg, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)CG_LLVM_ERR_NOMEM, 1));

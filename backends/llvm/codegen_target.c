@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <llvm-c/Support.h>
+
 #include "backends/llvm/codegen_llvm_impl.h"
 
 char *cg_fmt(const char *fmt, ...) {
@@ -36,12 +38,26 @@ char *cg_host_triple(void) {
   return cg_llvm_message(norm);
 }
 
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+/* The SLP vectorizer is off: LLVM 19.1 (19.1.7 here) miscompiles valid IR with it. Building a
+ * gather of sixteen lanes whose scalars repeat (eight distinct ones), taken partly from an
+ * extract shuffle of other vectors and partly from constants or a vector it built before, it
+ * drops the second part: those lanes are poison. tes made such IR from a legal schedule (an
+ * unrolled integer reduction computed at a transpose's axis over a vectorized producer,
+ * tests/numeric/slp_gather_reuse.tes); reduced, it goes wrong for i8, i16, i32 and float lanes
+ * and for any x86 CPU (sixteen i8 fill an SSE register). Parsing "default<O2>" or "<O3>" turns
+ * SLP on whatever the pass builder options say, so it is switched off by its own option, which
+ * is global to the process's LLVM; only this plugin uses it. tes vectorizes where schedules say
+ * and the loop vectorizer still runs: the bench kernels are as fast without SLP (opt_gemm's
+ * blocking stage faster), the register-tiled GEMM's code the same. */
 static void init_llvm(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
+  const char *const argv[] = {"tes", "-vectorize-slp=false"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
 }
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 void cg_llvm_init(void) { pthread_once(&llvm_once, init_llvm); }
 

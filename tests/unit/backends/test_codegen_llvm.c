@@ -425,6 +425,36 @@ static Stmt *loop(Var *i, Expr *n, Buffer *out, Expr *value) {
   return ir_for(&A, i, I(0), n, FOR_SERIAL, NULL, ir_store(&A, out, value, V(i), NULL));
 }
 
+/* allocate T[extents] { for (i, 0, n) { T[i] = i; O[i] = T[i] * 2 } } with O of shape n: a
+ * size that overflows, as one int32 extent n*n (past 2^31 for n = 65536) or as four extents n
+ * (past 2^64), returns CG_LLVM_ERR_NOMEM, where it once made a small buffer the loop wrote
+ * past; a small n computes. */
+static void test_codegen_llvm_alloc_overflow(void) {
+  Var *n = var("n"), *i = var("i");
+  for (int dims = 1; dims <= 4; dims += 3) {
+    Buffer *o = param("O", DT_F32, V(n)), *t = param("T", DT_F32, V(n));
+    Expr *extents[4] = {V(n), V(n), V(n), V(n)};
+    if (dims == 1) extents[0] = mul(V(n), V(n));
+    Stmt *st[2] = {ir_store(&A, t, ir_cast(&A, DT_F32, V(i)), V(i), NULL),
+                   ir_store(&A, o, mul(ld(t, V(i)), F(2)), V(i), NULL)};
+    Stmt *body = ir_for(&A, i, I(0), V(n), FOR_SERIAL, NULL, ir_seq(&A, 2, st));
+    body = ir_allocate(&A, t->data, DT_F32, dims, extents, "global", NULL, body);
+    Built bt = build_func(func(dims == 1 ? "ovf1" : "ovf4", 1, (Buffer *[]){o}, body), NULL);
+    CHECK_BUILT(bt);
+    if (!bt.packed) {
+      unbuild(&bt);
+      continue;
+    }
+    float *out = buffer(20 * 4);
+    int32_t big = 65536, small = 20;
+    CHECK(call(&bt, 1, (void *[]){out}, 1, &big) == CG_LLVM_ERR_NOMEM);
+    CHECK(call(&bt, 1, (void *[]){out}, 1, &small) == 0);
+    for (int k = 0; k < small; k++) CHECK(out[k] == 2.0f * (float)k);
+    free(out);
+    unbuild(&bt);
+  }
+}
+
 static int64_t c_floordiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
   int64_t q = a / b;
@@ -819,6 +849,7 @@ int main(void) {
   test_codegen_llvm_targets();
   test_codegen_llvm_sources();
   test_codegen_llvm_int_division();
+  test_codegen_llvm_alloc_overflow();
   test_codegen_llvm_casts();
   test_codegen_llvm_math();
   test_codegen_llvm_bits();
