@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "frontend/value.h"
+#include "frontend/lang/value.h"
 
 /* Prints an exception (VAL_EXC) as:
  *   FILE:LINE:COL: error: KIND: MESSAGE

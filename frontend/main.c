@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/bi_build.h"
-#include "frontend/bi_pass.h"
+#include "frontend/tvm/build.h"
+#include "frontend/tvm/pass.h"
 #include "frontend/diag.h"
-#include "frontend/interp.h"
-#include "frontend/parse.h"
+#include "frontend/lang/interp.h"
+#include "frontend/lang/parse.h"
 #include "frontend/repl.h"
 #include "ir/printer.h"
 #include "ir/strbuf.h"

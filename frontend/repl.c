@@ -17,14 +17,14 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "frontend/bi_pass.h"
-#include "frontend/bi_sched.h"
-#include "frontend/bi_te.h"
+#include "frontend/tvm/pass.h"
+#include "frontend/tvm/sched.h"
+#include "frontend/tvm/te.h"
 #include "frontend/diag.h"
-#include "frontend/interp_impl.h"
-#include "frontend/modules.h"
-#include "frontend/parse.h"
-#include "frontend/resolve.h"
+#include "frontend/lang/interp_impl.h"
+#include "frontend/lang/modules.h"
+#include "frontend/lang/parse.h"
+#include "frontend/lang/resolve.h"
 #include "ir/strbuf.h"
 
 #define PROMPT "tes> "

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "frontend/interp.h"
+#include "frontend/lang/interp.h"
 
 /* Installs the SIGINT handler (no SA_RESTART, so a blocking read returns EINTR): it sets
  * tes_interrupted, which the interpreter turns into KeyboardInterrupt, a running kernel into an

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "frontend/parse.h"
-#include "frontend/value.h"
+#include "frontend/lang/parse.h"
+#include "frontend/lang/value.h"
 #include "ir/support.h"
 #include "parser.h"
 

@@ -1,4 +1,4 @@
-/* parser.y: the TES grammar (bison, LALR), building the AST of frontend/ast.h. Python 3's
+/* parser.y: the TES grammar (bison, LALR), building the AST of frontend/lang/ast.h. Python 3's
  * grammar, less classes, generators and decorators. Expressions are parsed before we know
  * whether they are assignment targets; check_target then vets them. After the parse,
  * check_tree finds `break`/`return` out of place and trees too deep for the recursive walkers
@@ -16,7 +16,7 @@
 %code requires {
 #include <stdbool.h>
 
-#include "frontend/ast.h"
+#include "frontend/lang/ast.h"
 
 typedef struct Lexer Lexer;
 typedef struct StrPiece StrPiece;

@@ -5,7 +5,7 @@
  * is 64-byte aligned, so generated code may assume that alignment, and always contiguous and
  * row-major. numpy's views are copies in tes: slicing, transposing and reshaping make new
  * arrays (docs/numpy.md says so). An array is owned by exactly one holder; the frontend's
- * Value wraps it (frontend/bi_ndarray.h) and frees it with the Value. jit/ may use this
+ * Value wraps it (frontend/np/ndarray.h) and frees it with the Value. jit/ may use this
  * header; it includes only ir/dtype.h. */
 #ifndef TES_JIT_NDARRAY_H
 #define TES_JIT_NDARRAY_H

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "frontend/interp.h"
+#include "frontend/lang/interp.h"
 
 enum { STEP_LIMIT = 100000 };
 

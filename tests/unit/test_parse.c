@@ -1,4 +1,4 @@
-/* test_parse.c: the front end (grammar/lexer.re, grammar/parser.y, frontend/ast.c). Parses
+/* test_parse.c: the front end (grammar/lexer.re, grammar/parser.y, frontend/lang/ast.c). Parses
  * snippets and compares ast_dump output, node locations, and the message, location and
  * `incomplete` flag of syntax errors. */
 #include <stdbool.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/parse.h"
-#include "frontend/value.h"
+#include "frontend/lang/parse.h"
+#include "frontend/lang/value.h"
 
 static int passed, failed;
 

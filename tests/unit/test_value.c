@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/interp.h"
-#include "frontend/value.h"
+#include "frontend/lang/interp.h"
+#include "frontend/lang/value.h"
 
 static int passed, failed;
 

@@ -1,0 +1,35 @@
+/* modules.h: the builtin modules (SPEC §5) and the import machinery. A module is declared by a
+ * ModuleDef; importing it builds a module value once per session and caches it. */
+#ifndef TES_MODULES_H
+#define TES_MODULES_H
+
+#include "frontend/lang/value.h"
+
+typedef struct ModuleDef {
+  const char *name;      /* dotted: "os.path"; a parent module gets it as an attribute */
+  const Builtin *funcs;  /* {0}-terminated, may be NULL */
+  /* Adds constants and other members; -1 with an exception raised on failure. May be NULL. */
+  int (*init)(Interp *I, Value *module);
+  const char *doc;
+  const char *pending;   /* see Module.pending in value.h; NULL for complete modules */
+  const char *source;    /* see Module.source in value.h; NULL for builtin modules */
+} ModuleDef;
+
+/* Every builtin module, {0}-terminated (modules.c). */
+extern const ModuleDef *const mod_table[];
+
+/* `import a.b`: returns module "a.b" (new reference), importing parents first. ImportError
+ * naming the module if unknown. Cached per Interp in the dict `cache`. */
+Value *mod_import(Interp *I, Value *cache, const char *dotted);
+
+/* Fills the builtins dict: functions, type objects, exception classes, constants. */
+void builtins_install(Interp *I, Value *builtins);
+
+/* Every builtin function table, for :help and completion. */
+extern const Builtin builtin_funcs[];
+
+/* Loads source module m (Module.source set): runs its stdlib file with the module's members
+ * as globals. 0 (also when there is nothing to load) or -1 with the error raised. */
+int mod_load_source(Interp *I, Value *m);
+
+#endif

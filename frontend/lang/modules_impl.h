@@ -1,0 +1,43 @@
+/* modules_impl.h: what builtins.c, modules.c, mod_sys.c and tvm/module.c share. Private to those
+ * four files; the rest of tes sees modules.h. */
+#ifndef TES_MODULES_IMPL_H
+#define TES_MODULES_IMPL_H
+
+#include "frontend/lang/modules.h"
+
+/* ---- module definitions living outside modules.c (it lists them all in mod_table) ---- */
+extern const ModuleDef mod_sys;                                     /* mod_sys.c */
+extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/module.c */
+    mod_tvm_topi, mod_tvm_topi_nn, mod_tvm_topi_tag, mod_tvm_topi_utils, mod_tvm_topi_generic,
+    mod_tvm_topi_x86, mod_tvm_topi_cuda, mod_tvm_topi_testing, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
+    mod_tvm_transform, mod_tvm_contrib, mod_tvm_contrib_nvcc, mod_tvm_contrib_utils,
+    mod_tvm_rpc, mod_numpy, mod_vta, mod_vta_testing;
+
+/* A name that imports as another module's very object (`te` is `tvm.te`), so both names
+ * share one module value instead of two copies that drift apart. */
+typedef struct ModuleAlias {
+  const char *name, *target;
+} ModuleAlias;
+extern const ModuleAlias mod_aliases[]; /* tvm/module.c; {0}-terminated */
+
+/* ---- helpers for builtin functions ---- */
+/* Sets module member `name` to v and drops the caller's reference to v. */
+void bi_set_member_take(Value *module, const char *name, Value *v);
+/* Raises KeyboardInterrupt (clearing the flag) if Ctrl-C was pressed; -1 then, else 0. Long
+ * loops inside builtins call it, since the interpreter only checks between statements. */
+int bi_check_interrupt(Interp *I);
+/* Calls fn on each item of an iterable (borrowed item). fn returns 0 to go on, 1 to stop,
+ * -1 on error. Returns 0 or -1. */
+typedef int (*BiEachFn)(Interp *I, Value *item, void *ctx);
+int bi_for_each(Interp *I, Value *iterable, BiEachFn fn, void *ctx);
+/* int or bool (or an object's int: val_as_int); else TypeError "'float' object cannot be
+ * interpreted as an integer". */
+int bi_arg_index(Interp *I, Value *v, int64_t *out);
+/* int, bool or float (or an object's number: val_as_float); else TypeError "must be real
+ * number, not str". */
+int bi_arg_real(Interp *I, Value *v, double *out);
+/* A float that is already integral (or to be truncated) as an int: ValueError for NaN,
+ * OverflowError for infinities and values outside 64 bits. */
+Value *bi_int_from_double(Interp *I, double d);
+
+#endif

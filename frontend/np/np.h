@@ -1,0 +1,15 @@
+/* np.h: the numpy subset of SPEC §10 as modules: numpy (with numpy.random and
+ * numpy.testing as members), tvm.nd and tvm.testing. tvm/module.c declares the modules with
+ * these tables; the files of this folder implement them over the array value of np/ndarray.h. */
+#ifndef TES_BI_NP_H
+#define TES_BI_NP_H
+
+#include "frontend/lang/value.h"
+
+/* {0}-terminated member tables and the inits that add constants, dtype names and
+ * submodules. */
+extern const Builtin bi_np_funcs[], bi_tvm_nd_funcs[], bi_tvm_testing_funcs[];
+int bi_np_module_init(Interp *I, Value *module);
+int bi_tvm_nd_module_init(Interp *I, Value *module);
+
+#endif

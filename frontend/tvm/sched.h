@@ -1,0 +1,20 @@
+/* sched.h: schedules and lowering as values (SPEC §7–§8), implemented in tvm/sched.c: the
+ * functions the tvm and tvm.te tables list and the classes their modules show. The hooks that
+ * see every lowering (--dump-after, --emit=ir) are the session's: tvm/pass.h. */
+#ifndef TES_BI_SCHED_H
+#define TES_BI_SCHED_H
+
+#include "frontend/lang/value.h"
+#include "ir/lower.h"
+
+extern const ObjClass bi_sched_schedule_class; /* Schedule: p is the Schedule */
+extern const ObjClass bi_sched_stage_class;    /* Stage: p is the Stage */
+extern const ObjClass bi_sched_module_class;   /* IRModule: p is the LoweredFunc */
+extern const ObjClass bi_sched_primfunc_class; /* PrimFunc: p is the LoweredFunc */
+
+/* te.create_schedule(ops) and tvm.lower(sch, args, name, binds, simple_mode), for the tables. */
+Value *bi_sched_create_schedule(Interp *I, Value *self, Value **a);
+Value *bi_sched_lower(Interp *I, Value *self, Value **a);
+#define BI_SCHED_LOWER_PARAMS PARAMS("sch", "args", "name", "binds", "simple_mode")
+
+#endif

@@ -1,0 +1,535 @@
+/* te_values.c: the value classes of tensor expressions: PrimExpr, IterVar (and its dom, a
+ * Range), Tensor, Operation and CommReducer. Each value points at a node of the session's IR
+ * arena and owns nothing, so two values may wrap one node: equality and identity go by the
+ * node. Printing goes through the one IR printer (ir_print_expr, ir_print_op ...). */
+#include <string.h>
+
+#include "frontend/tvm/te_impl.h"
+
+static Arena *arena(Interp *I) { return interp_ir_arena(I); }
+
+static bool is(Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
+
+static Value *str_of(StrBuf *b) {
+  Value *v = val_str(sb_cstr(b), b->len);
+  sb_free(b);
+  return v;
+}
+
+/* ---- wrapping ---- */
+
+static void *node_of(Value *v, const ObjClass *cls) {
+  return v->kind == VAL_OBJ && v->u.obj.cls == cls ? v->u.obj.p : NULL;
+}
+
+Value *bi_te_wrap_expr(Expr *e) { return val_obj_new(&bi_te_expr_class, e); }
+Value *bi_te_wrap_itervar(IterVar *iv) { return val_obj_new(&bi_te_itervar_class, iv); }
+Value *bi_te_wrap_tensor(Tensor *t) { return val_obj_new(&bi_te_tensor_class, t); }
+static const ObjClass *op_class(const Operation *op) {
+  switch (op->kind) {
+  case OP_PLACEHOLDER:
+    return &bi_te_placeholder_op_class;
+  case OP_COMPUTE:
+    return &bi_te_compute_op_class;
+  }
+  TES_UNREACHABLE();
+}
+
+Value *bi_te_wrap_op(Operation *op) { return val_obj_new(op_class(op), op); }
+Value *bi_te_wrap_combiner(CommReducer *c) { return val_obj_new(&bi_te_combiner_class, c); }
+
+Expr *bi_te_expr_of(Value *v) { return node_of(v, &bi_te_expr_class); }
+IterVar *bi_te_itervar_of(Value *v) { return node_of(v, &bi_te_itervar_class); }
+Tensor *bi_te_tensor_of(Value *v) { return node_of(v, &bi_te_tensor_class); }
+Operation *bi_te_op_of(Value *v) {
+  if (v->kind != VAL_OBJ) return NULL;
+  const ObjClass *c = v->u.obj.cls;
+  return c == &bi_te_compute_op_class || c == &bi_te_placeholder_op_class ? v->u.obj.p : NULL;
+}
+
+Value *bi_te_dtype_str(DType t) {
+  char buf[32];
+  return val_cstr(dt_name(t, buf));
+}
+
+Value *bi_te_expr_list(int n, Expr *const *xs) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_expr(xs[i]));
+  return l;
+}
+
+Value *bi_te_itervar_list(int n, IterVar *const *ivs) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_itervar(ivs[i]));
+  return l;
+}
+
+static Value *var_list(Interp *I, int n, Var *const *vars) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_expr(ir_varref(arena(I), vars[i])));
+  return l;
+}
+
+/* Tensors, operations, ranges and combiners compare by the node they wrap, as TVM's objects
+ * do (same_as); == between two expressions builds an EQ node instead (see expr_compare). */
+static Value *node_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
+  if ((op != CMP_EQ && op != CMP_NE) || a->kind != VAL_OBJ || b->kind != VAL_OBJ ||
+      a->u.obj.cls != b->u.obj.cls)
+    return NULL;
+  return val_bool((a->u.obj.p == b->u.obj.p) == (op == CMP_EQ));
+}
+
+/* ---- PrimExpr and IterVar: the operators ---- */
+
+static bool te_binop_of(BinOp op, TeOp *out) {
+  switch (op) {
+  case BIN_ADD: *out = TE_ADD; return true;
+  case BIN_SUB: *out = TE_SUB; return true;
+  case BIN_MUL: *out = TE_MUL; return true;
+  case BIN_DIV: *out = TE_DIV; return true;
+  case BIN_FLOORDIV: *out = TE_FLOORDIV; return true;
+  case BIN_MOD: *out = TE_FLOORMOD; return true;
+  case BIN_POW: *out = TE_POW; return true;
+  case BIN_LSHIFT: *out = TE_SHL; return true;
+  case BIN_RSHIFT: *out = TE_SHR; return true;
+  case BIN_AND: *out = TE_BITAND; return true;
+  case BIN_OR: *out = TE_BITOR; return true;
+  case BIN_XOR: *out = TE_BITXOR; return true;
+  case BIN_MATMUL: return false;
+  case BIN_OP_COUNT: break;
+  }
+  TES_UNREACHABLE();
+}
+
+static bool te_cmp_of(CmpOp op, TeOp *out) {
+  switch (op) {
+  case CMP_LT: *out = TE_LT; return true;
+  case CMP_LE: *out = TE_LE; return true;
+  case CMP_GT: *out = TE_GT; return true;
+  case CMP_GE: *out = TE_GE; return true;
+  case CMP_EQ: *out = TE_EQ; return true;
+  case CMP_NE: *out = TE_NE; return true;
+  case CMP_IN:
+  case CMP_NOTIN:
+  case CMP_IS:
+  case CMP_ISNOT: return false;
+  }
+  TES_UNREACHABLE();
+}
+
+static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
+
+/* A tensor on the other side is the tensor class's (TOPI broadcast); anything but an
+ * expression or a number is not ours to combine. */
+static Value *expr_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) {
+  TeOp t;
+  if (!bi_te_is_exprlike(right ? a : b) || !te_binop_of(op, &t)) return NULL;
+  return wrap_or_null(bi_te_binary(I, t, a, b));
+}
+
+static Value *expr_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
+  TeOp t;
+  if (!bi_te_is_exprlike(right ? a : b) || !te_cmp_of(op, &t)) return NULL;
+  return wrap_or_null(bi_te_binary(I, t, a, b));
+}
+
+static Value *expr_unop(Interp *I, UnOp op, Value *self) {
+  Expr *e = bi_te_to_expr(I, self, "operand");
+  return e ? wrap_or_null(bi_te_unary(I, op, e)) : NULL;
+}
+
+static int expr_truthy(Interp *I, Value *self) {
+  Expr *e = bi_te_to_expr(I, self, "operand");
+  return e ? bi_te_truthy(I, e) : -1;
+}
+
+/* SPEC §3: and/or/not on expressions build logical nodes (TVM itself needs te.all). */
+static Value *expr_logic(Interp *I, LogicOp op, Value *a, Value *b) {
+  Expr *lit = bi_te_to_expr(I, a, "operand");
+  if (!lit) return NULL;
+  if (lit->kind == EXPR_INT) return NULL; /* a literal has a truth value: Python's meaning */
+  if (op == LOGIC_NOT) {
+    Expr *e = lit;
+    if (!dt_is_bool(e->dtype)) {
+      char name[32];
+      interp_raise(I, EXC_TypeError, "'not' needs a bool expression, not %s",
+                   dt_name(e->dtype, name));
+      return NULL;
+    }
+    return wrap_or_null(bi_te_unary(I, UN_NOT, e));
+  }
+  return wrap_or_null(bi_te_binary(I, op == LOGIC_AND ? TE_AND : TE_OR, a, b));
+}
+
+static Value *bi_expr_astype(Interp *I, Value *self, Value **a) {
+  DType t;
+  Expr *e = bi_te_to_expr(I, self, "astype");
+  if (!e || bi_te_dtype_arg(I, a[0], "astype", "dtype", DT_F32, &t) < 0) return NULL;
+  return wrap_or_null(bi_te_cast(I, t, e));
+}
+
+static Value *bi_expr_same_as(Interp *I, Value *self, Value **a) {
+  if (!bi_te_expr_of(a[0]) && !bi_te_itervar_of(a[0])) return val_bool(false);
+  Expr *x = bi_te_to_expr(I, self, "same_as"), *y = bi_te_to_expr(I, a[0], "same_as");
+  if (!x || !y) return NULL;
+  return val_bool(x == y || (x->kind == EXPR_VAR && y->kind == EXPR_VAR && x->u.var == y->u.var));
+}
+
+static const Builtin expr_methods[] = {
+    {"astype", bi_expr_astype, 1, PARAMS("dtype"),
+     "astype(dtype) -> PrimExpr: the expression cast to dtype (a literal becomes a literal)"},
+    {"same_as", bi_expr_same_as, 1, PARAMS("other"),
+     "same_as(other) -> bool: whether other is this very node (or the same variable)"},
+    {0},
+};
+
+/* ---- PrimExpr ---- */
+
+static Value *expr_repr(Interp *I, Value *self) {
+  StrBuf b = STRBUF_INIT;
+  ir_print_expr(&b, self->u.obj.p);
+  return str_of(&b);
+}
+
+/* TVM's IntImm.value: an unsigned literal is its unsigned value. */
+static Value *literal_value(const Expr *e) {
+  if (e->dtype.code != DT_UINT || e->dtype.bits >= 64 || e->u.ival >= 0) return val_int(e->u.ival);
+  return val_int((int64_t)((uint64_t)e->u.ival & ((UINT64_C(1) << e->dtype.bits) - 1)));
+}
+
+static Value *binary_attr(const Expr *e, Sym *name) {
+  if (is(name, "a")) return bi_te_wrap_expr(e->u.bin.a);
+  if (is(name, "b")) return bi_te_wrap_expr(e->u.bin.b);
+  return NULL;
+}
+
+static Value *select_attr(const Expr *e, Sym *name) {
+  if (is(name, "condition")) return bi_te_wrap_expr(e->u.select.cond);
+  if (is(name, "true_value")) return bi_te_wrap_expr(e->u.select.t);
+  if (is(name, "false_value")) return bi_te_wrap_expr(e->u.select.f);
+  return NULL;
+}
+
+static Value *reduce_attr(Expr *e, Sym *name) {
+  if (is(name, "combiner")) return bi_te_wrap_combiner(e->u.reduce.combiner);
+  if (is(name, "source")) return bi_te_expr_list(e->u.reduce.nsrc, e->u.reduce.source);
+  if (is(name, "axis")) return bi_te_itervar_list(e->u.reduce.naxis, e->u.reduce.axis);
+  if (is(name, "value_index")) return val_int(e->u.reduce.value_index);
+  if (is(name, "condition"))
+    return e->u.reduce.condition ? bi_te_wrap_expr(e->u.reduce.condition) : val_none();
+  return NULL;
+}
+
+/* The fields TVM's node classes show, by kind (IntImm.value, Add.a, Select.condition ...). */
+static Value *kind_attr(Expr *e, Sym *name) {
+  switch (e->kind) {
+  case EXPR_INT:
+    return is(name, "value") ? literal_value(e) : NULL;
+  case EXPR_FLOAT:
+    return is(name, "value") ? val_float(e->u.fval) : NULL;
+  case EXPR_STR:
+    return is(name, "value") ? val_cstr(e->u.str) : NULL;
+  case EXPR_VAR:
+    return is(name, "name") ? val_cstr(e->u.var->name) : NULL;
+  case EXPR_CAST:
+    return is(name, "value") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
+  case EXPR_NOT:
+    return is(name, "a") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
+  IR_CASE_BINARY:
+    return binary_attr(e, name);
+  case EXPR_SELECT:
+    return select_attr(e, name);
+  case EXPR_CALL:
+    if (is(name, "op")) return val_cstr(e->u.call.op);
+    return is(name, "args") ? bi_te_expr_list(e->u.call.n, e->u.call.args) : NULL;
+  case EXPR_PRODUCER_LOAD:
+    if (is(name, "producer")) return bi_te_wrap_tensor(e->u.pload.tensor);
+    return is(name, "indices") ? bi_te_expr_list(e->u.pload.n, e->u.pload.indices) : NULL;
+  case EXPR_REDUCE:
+    return reduce_attr(e, name);
+  case EXPR_RAMP: /* lowered IR only: scripts never hold these */
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_LOAD:
+    return NULL;
+  case EXPR_KIND_COUNT:
+    break;
+  }
+  TES_UNREACHABLE();
+}
+
+static Value *expr_getattr(Interp *I, Value *self, Sym *name) {
+  Expr *e = self->u.obj.p;
+  if (is(name, "dtype")) return bi_te_dtype_str(e->dtype);
+  return kind_attr(e, name);
+}
+
+const ObjClass bi_te_expr_class = {
+    .type = {"PrimExpr", NULL, VAL_OBJ, NULL},
+    .repr = expr_repr,
+    .getattr = expr_getattr,
+    .binop = expr_binop,
+    .unop = expr_unop,
+    .compare = expr_compare,
+    .methods = expr_methods,
+    .truthy = expr_truthy,
+    .logic = expr_logic,
+};
+
+/* ---- IterVar and its Range ---- */
+
+static Value *itervar_repr(Interp *I, Value *self) {
+  StrBuf b = STRBUF_INIT;
+  ir_print_itervar(&b, self->u.obj.p);
+  return str_of(&b);
+}
+
+/* TVM's IterVar.iter_type numbering (kDataPar, kThreadIndex, kCommReduce, kOrdered, kOpaque). */
+static int iter_type_code(IterVarKind k) {
+  switch (k) {
+  case ITER_DATA_PAR: return 0;
+  case ITER_THREAD:
+  case ITER_VTHREAD: return 1;
+  case ITER_REDUCE: return 2;
+  case ITER_OPAQUE: return 4;
+  }
+  TES_UNREACHABLE();
+}
+
+static Value *itervar_getattr(Interp *I, Value *self, Sym *name) {
+  IterVar *iv = self->u.obj.p;
+  if (is(name, "var")) return bi_te_wrap_expr(ir_varref(arena(I), iv->var));
+  if (is(name, "dom")) return iv->dom.min ? val_obj_new(&bi_te_range_class, iv) : val_none();
+  if (is(name, "thread_tag")) return val_cstr(iv->thread_tag ? iv->thread_tag : "");
+  if (is(name, "iter_type")) return val_int(iter_type_code(iv->kind));
+  return NULL;
+}
+
+static const Builtin itervar_methods[] = {
+    {"astype", bi_expr_astype, 1, PARAMS("dtype"),
+     "astype(dtype) -> PrimExpr: the variable cast to dtype"},
+    {"same_as", bi_expr_same_as, 1, PARAMS("other"),
+     "same_as(other) -> bool: whether other is this axis (or its variable)"},
+    {0},
+};
+
+const ObjClass bi_te_itervar_class = {
+    .type = {"IterVar", NULL, VAL_OBJ, NULL},
+    .repr = itervar_repr,
+    .getattr = itervar_getattr,
+    .binop = expr_binop,
+    .unop = expr_unop,
+    .compare = expr_compare,
+    .methods = itervar_methods,
+    .truthy = expr_truthy,
+    .logic = expr_logic,
+};
+
+static Value *range_repr(Interp *I, Value *self) {
+  const IterVar *iv = self->u.obj.p;
+  StrBuf b = STRBUF_INIT;
+  sb_puts(&b, "range(min=");
+  ir_print_expr(&b, iv->dom.min);
+  sb_puts(&b, ", ext=");
+  ir_print_expr(&b, iv->dom.extent);
+  sb_putc(&b, ')');
+  return str_of(&b);
+}
+
+static Value *range_getattr(Interp *I, Value *self, Sym *name) {
+  const IterVar *iv = self->u.obj.p;
+  if (is(name, "min")) return bi_te_wrap_expr(iv->dom.min);
+  if (is(name, "extent")) return bi_te_wrap_expr(iv->dom.extent);
+  return NULL;
+}
+
+const ObjClass bi_te_range_class = {
+    .type = {"Range", NULL, VAL_OBJ, NULL},
+    .repr = range_repr,
+    .getattr = range_getattr,
+    .compare = node_compare,
+};
+
+/* ---- Tensor ---- */
+
+static void print_shape(StrBuf *b, const Tensor *t) {
+  sb_putc(b, '[');
+  for (int i = 0; i < t->ndim; i++) {
+    if (i) sb_puts(b, ", ");
+    ir_print_expr(b, t->shape[i]);
+  }
+  sb_putc(b, ']');
+}
+
+static Value *tensor_repr(Interp *I, Value *self) {
+  const Tensor *t = self->u.obj.p;
+  StrBuf b = STRBUF_INIT;
+  sb_puts(&b, "Tensor(shape=");
+  print_shape(&b, t);
+  sb_printf(&b, ", op.name=%s)", t->op ? t->op->name : t->name);
+  return str_of(&b);
+}
+
+static Value *tensor_getattr(Interp *I, Value *self, Sym *name) {
+  Tensor *t = self->u.obj.p;
+  if (is(name, "shape")) return bi_te_expr_list(t->ndim, t->shape);
+  if (is(name, "dtype")) return bi_te_dtype_str(t->dtype);
+  if (is(name, "name")) return val_cstr(t->name);
+  if (is(name, "ndim")) return val_int(t->ndim);
+  if (is(name, "value_index")) return val_int(t->value_index);
+  if (is(name, "op") && t->op) return bi_te_wrap_op(t->op);
+  return NULL;
+}
+
+/* One index of A[i, j] / A(i, j): an integer expression (a Python int is int32). */
+static Expr *tensor_index(Interp *I, const Tensor *t, int i, Value *v) {
+  char what[64], name[32];
+  if (v->kind == VAL_SLICE)
+    return BI_TE_RAISE(I, EXC_TypeError,
+                        "tensor %s: slices are not supported; index with expressions", t->name);
+  snprintf(what, sizeof what, "tensor %s index %d", t->name, i);
+  Expr *e = bi_te_to_expr(I, v, what);
+  if (e && (!dt_is_int(e->dtype) || e->dtype.lanes != 1))
+    return BI_TE_RAISE(I, EXC_TypeError, "%s is %s, not an integer", what,
+                        dt_name(e->dtype, name));
+  return e;
+}
+
+static Value *tensor_load(Interp *I, Tensor *t, int n, Value **idx) {
+  if (n != t->ndim)
+    return interp_raise(I, EXC_IndexError, "tensor %s has %d dimension%s, indexed with %d", t->name,
+                        t->ndim, t->ndim == 1 ? "" : "s", n);
+  Expr **ix = arena_alloc(arena(I), (size_t)(n ? n : 1) * sizeof *ix);
+  for (int i = 0; i < n; i++)
+    if (!(ix[i] = tensor_index(I, t, i, idx[i]))) return NULL;
+  return wrap_or_null(bi_te_shallow(I, ir_pload(arena(I), t, n, ix)));
+}
+
+static Value *tensor_getitem(Interp *I, Value *self, Value *key) {
+  if (key->kind == VAL_TUPLE)
+    return tensor_load(I, self->u.obj.p, (int)VAL_SEQ_N(key), key->u.list->items);
+  return tensor_load(I, self->u.obj.p, 1, &key);
+}
+
+static Value *tensor_call(Interp *I, Value *self, CallArgs *args) {
+  Tensor *t = self->u.obj.p;
+  if (args->nkw)
+    return interp_raise(I, EXC_TypeError, "tensor %s takes indices, not keyword arguments",
+                        t->name);
+  return tensor_load(I, t, args->n, args->v);
+}
+
+static Value *tensor_unop(Interp *I, UnOp op, Value *self) {
+  if (op == UN_NEG) return bi_te_tensor_neg(I, self->u.obj.p);
+  return op == UN_POS ? val_incref(self) : NULL;
+}
+
+static Value *tensor_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) {
+  return bi_te_tensor_binop(I, op, a, b);
+}
+
+const ObjClass bi_te_tensor_class = {
+    .type = {"Tensor", NULL, VAL_OBJ, NULL},
+    .repr = tensor_repr,
+    .getattr = tensor_getattr,
+    .call = tensor_call,
+    .getitem = tensor_getitem,
+    .binop = tensor_binop,
+    .unop = tensor_unop,
+    .compare = node_compare,
+};
+
+/* ---- Operation ---- */
+
+static Value *op_repr(Interp *I, Value *self) {
+  StrBuf b = STRBUF_INIT;
+  ir_print_op(&b, self->u.obj.p);
+  return str_of(&b);
+}
+
+static Value *tensor_list(int n, Tensor *const *ts) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_tensor(ts[i]));
+  return l;
+}
+
+static Value *compute_attr(Operation *op, Sym *name) {
+  if (is(name, "axis")) return bi_te_itervar_list(op->naxis, op->axis);
+  if (is(name, "reduce_axis")) return bi_te_itervar_list(op->nreduce, op->reduce_axis);
+  if (is(name, "body")) return bi_te_expr_list(op->noutputs, op->body);
+  if (is(name, "attrs")) return val_dict_new();
+  return NULL;
+}
+
+static Value *op_getattr(Interp *I, Value *self, Sym *name) {
+  Operation *op = self->u.obj.p;
+  if (is(name, "name")) return val_cstr(op->name);
+  if (is(name, "tag")) return val_cstr(op->tag);
+  if (is(name, "num_outputs")) return val_int(op->noutputs);
+  if (is(name, "input_tensors")) return tensor_list(op->ninputs, op->inputs);
+  if (op->kind == OP_COMPUTE) return compute_attr(op, name);
+  if (is(name, "shape")) return bi_te_expr_list(op->outputs[0]->ndim, op->outputs[0]->shape);
+  if (is(name, "dtype")) return bi_te_dtype_str(op->outputs[0]->dtype);
+  return NULL;
+}
+
+static Value *bi_op_output(Interp *I, Value *self, Value **a) {
+  Operation *op = self->u.obj.p;
+  int64_t i;
+  if (bi_arg_index(I, a[0], &i) < 0) return NULL;
+  if (i < 0 || i >= op->noutputs)
+    return interp_raise(I, EXC_IndexError, "operation %s has %d output%s, asked for output %lld",
+                        op->name, op->noutputs, op->noutputs == 1 ? "" : "s", (long long)i);
+  return bi_te_wrap_tensor(op->outputs[i]);
+}
+
+static const Builtin op_methods[] = {
+    {"output", bi_op_output, 1, PARAMS("index"),
+     "output(index) -> Tensor: the index-th tensor the operation produces"},
+    {0},
+};
+
+/* Operation is the base type (isinstance(x, te.Operation)); a value is always one of the
+ * kinds below it, as in TVM: te.ComputeOp or te.PlaceholderOp. */
+const ObjClass bi_te_op_class = {
+    .type = {"Operation", NULL, VAL_OBJ, NULL},
+    .repr = op_repr,
+    .getattr = op_getattr,
+    .compare = node_compare,
+    .methods = op_methods,
+};
+#define OP_KIND_CLASS(var, name)                                                                   \
+  const ObjClass var = {                                                                           \
+      .type = {name, &bi_te_op_class.type, VAL_OBJ, NULL},                                         \
+      .repr = op_repr,                                                                             \
+      .getattr = op_getattr,                                                                       \
+      .compare = node_compare,                                                                     \
+      .methods = op_methods,                                                                       \
+  };
+OP_KIND_CLASS(bi_te_compute_op_class, "ComputeOp")
+OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp")
+#undef OP_KIND_CLASS
+
+/* ---- CommReducer ---- */
+
+static Value *combiner_repr(Interp *I, Value *self) {
+  StrBuf b = STRBUF_INIT;
+  ir_print_comm_reducer(&b, self->u.obj.p);
+  return str_of(&b);
+}
+
+static Value *combiner_getattr(Interp *I, Value *self, Sym *name) {
+  CommReducer *c = self->u.obj.p;
+  if (is(name, "lhs")) return var_list(I, c->n, c->lhs);
+  if (is(name, "rhs")) return var_list(I, c->n, c->rhs);
+  if (is(name, "result")) return bi_te_expr_list(c->n, c->result);
+  if (is(name, "identity_element")) return bi_te_expr_list(c->n, c->identity);
+  return NULL;
+}
+
+const ObjClass bi_te_combiner_class = {
+    .type = {"CommReducer", NULL, VAL_OBJ, NULL},
+    .repr = combiner_repr,
+    .getattr = combiner_getattr,
+    .compare = node_compare,
+};
