@@ -1,5 +1,5 @@
 /* modules.c: the import machinery (mod_table, mod_import) and the modules that mirror Python's
- * standard library: math, time, timeit, os and os.path. The tensor modules are in tvm/module.c,
+ * standard library: math, time, timeit, os and os.path. The tensor modules are in tvm/packages.c,
  * sys in mod_sys.c. */
 #include <errno.h>
 #include <math.h>

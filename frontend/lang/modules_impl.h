@@ -1,4 +1,4 @@
-/* modules_impl.h: what builtins.c, modules.c, mod_sys.c and tvm/module.c share. Private to those
+/* modules_impl.h: what builtins.c, modules.c, mod_sys.c and tvm/packages.c share. Private to those
  * four files; the rest of tes sees modules.h. */
 #ifndef TES_MODULES_IMPL_H
 #define TES_MODULES_IMPL_H
@@ -7,7 +7,7 @@
 
 /* ---- module definitions living outside modules.c (it lists them all in mod_table) ---- */
 extern const ModuleDef mod_sys;                                     /* mod_sys.c */
-extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/module.c */
+extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/packages.c */
     mod_tvm_topi, mod_tvm_topi_nn, mod_tvm_topi_tag, mod_tvm_topi_utils, mod_tvm_topi_generic,
     mod_tvm_topi_x86, mod_tvm_topi_cuda, mod_tvm_topi_testing, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
     mod_tvm_transform, mod_tvm_contrib, mod_tvm_contrib_nvcc, mod_tvm_contrib_utils,
@@ -18,7 +18,7 @@ extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/modu
 typedef struct ModuleAlias {
   const char *name, *target;
 } ModuleAlias;
-extern const ModuleAlias mod_aliases[]; /* tvm/module.c; {0}-terminated */
+extern const ModuleAlias mod_aliases[]; /* tvm/packages.c; {0}-terminated */
 
 /* ---- helpers for builtin functions ---- */
 /* Sets module member `name` to v and drops the caller's reference to v. */

@@ -547,6 +547,12 @@ Value *val_obj_new(const ObjClass *cls, void *p) {
   return v;
 }
 
+void *val_obj_of(const Value *v, const ObjClass *cls) {
+  return v && v->kind == VAL_OBJ && v->u.obj.cls == cls ? v->u.obj.p : NULL;
+}
+
+bool sym_is(const Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
+
 /* ---- type objects: one immortal value per TypeObj, so `type(x) is int` holds ---- */
 
 static struct {

@@ -270,6 +270,7 @@ Value *val_type(const TypeObj *t);
 Value *val_exc_new(const TypeObj *type, Value *args /* tuple, borrowed */);
 Value *val_exc_newf(ExcKind kind, const char *fmt, ...) TES_PRINTF(2, 3);
 Value *val_obj_new(const ObjClass *cls, void *p); /* takes p: cls->free runs on the last decref */
+void *val_obj_of(const Value *v, const ObjClass *cls); /* v's pointer when v is a cls, else NULL */
 
 /* ---- memory sized by a script (memory.c) ----
  * What a script sizes ([0] * n, "x".ljust(n), list(range(n)), np.zeros(shape)) is allocated
@@ -287,6 +288,7 @@ int val_list_push_take(Interp *I, Value *list, Value *item);   /* decrefs item o
  * write to it was lost; b is empty after. */
 struct StrBuf;
 Value *val_str_sb_fallible(Interp *I, struct StrBuf *b);
+Value *val_str_sb(struct StrBuf *b); /* takes the buffer */
 int val_mem_check(Interp *I, double bytes); /* -1 with MemoryError: more than the machine has */
 Value *val_mem_error(Interp *I, double bytes); /* raises MemoryError; returns NULL */
 double val_mem_physical(void);                 /* bytes of physical memory */
@@ -296,6 +298,7 @@ void val_mem_format(char buf[32], double bytes); /* "512 bytes", "74.5 GiB" */
 Sym *sym_intern(const char *s, size_t len);
 Sym *sym_cstr(const char *s);
 #define SYM_STR(sym) ((sym)->u.str.s)
+bool sym_is(const Sym *name, const char *s); /* name spells s */
 
 /* ---- sequences (list and tuple) ---- */
 #define VAL_SEQ_N(v) ((v)->u.list->n)

@@ -47,7 +47,6 @@ int val_slice_indices(Interp *I, Value *slice, int64_t len, int64_t *start, int6
 int val_less(Interp *I, Value *a, Value *b);  /* a < b: 0/1, -1 error */
 Value *val_list_of(Value **items, int64_t n); /* increfs the items */
 Value *val_tuple_from(Value **items, int64_t n);
-Value *val_str_sb(StrBuf *b);                                            /* takes the buffer */
 int val_sb_reserve(Interp *I, StrBuf *b, int64_t extra); /* memory.c; -1 with MemoryError */
 uint64_t val_hash_bytes(const char *s, size_t n);                        /* never 0 */
 Value *val_type_error_op(Interp *I, const char *op, Value *a, Value *b); /* NULL */

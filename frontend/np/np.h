@@ -1,5 +1,5 @@
 /* np.h: the numpy subset of SPEC §10 as modules: numpy (with numpy.random and
- * numpy.testing as members), tvm.nd and tvm.testing. tvm/module.c declares the modules with
+ * numpy.testing as members), tvm.nd and tvm.testing. tvm/packages.c declares the modules with
  * these tables; the files of this folder implement them over the array value of np/ndarray.h. */
 #ifndef TES_BI_NP_H
 #define TES_BI_NP_H

@@ -12,7 +12,7 @@ extern const ObjClass bi_build_module_class; /* runtime.Module: p is the built m
 extern const ObjClass bi_build_device_class; /* Device: tvm.cpu(0) */
 extern const ObjClass bi_build_target_class; /* tvm.target.Target */
 
-/* Adds build, cpu, cuda, gpu, device to the tvm module (tvm/module.c's init of "tvm"). */
+/* Adds build, cpu, cuda, gpu, device to the tvm module (tvm/packages.c's init of "tvm"). */
 int bi_build_tvm_init(Interp *I, Value *tvm);
 /* tvm.target's members: Target (a class with Target.current()), create, cuda. */
 extern const Builtin bi_build_target_funcs[];

@@ -13,18 +13,6 @@
 
 static Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
-static bool is(Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
-
-static Value *str_of(StrBuf *b) {
-  Value *v = val_str(sb_cstr(b), b->len);
-  sb_free(b);
-  return v;
-}
-
-static void *node_of(Value *v, const ObjClass *cls) {
-  return v->kind == VAL_OBJ && v->u.obj.cls == cls ? v->u.obj.p : NULL;
-}
-
 /* Schedules, stages and lowered functions compare by identity, as TVM's objects do. */
 static Value *same_node(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
   if ((op != CMP_EQ && op != CMP_NE) || a->kind != VAL_OBJ || b->kind != VAL_OBJ ||
@@ -133,13 +121,13 @@ static Value *schedule_repr(Interp *I, Value *self) {
   sb_puts(&b, "schedule(outputs=[");
   for (int i = 0; i < s->noutputs; i++) sb_printf(&b, "%s%s", i ? ", " : "", s->outputs[i]->name);
   sb_printf(&b, "], stages=%d)", s->nstages);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *schedule_getattr(Interp *I, Value *self, Sym *name) {
   Schedule *s = self->u.obj.p;
-  if (is(name, "outputs")) return op_list(s->noutputs, s->outputs);
-  if (!is(name, "stages")) return NULL;
+  if (sym_is(name, "outputs")) return op_list(s->noutputs, s->outputs);
+  if (!sym_is(name, "stages")) return NULL;
   Value *l = val_list_new(s->nstages);
   for (int i = 0; i < s->nstages; i++) val_list_append_take(l, wrap_stage(s->stages[i]));
   return l;
@@ -323,7 +311,7 @@ static Value *st_reorder(Interp *I, Value *self, Value **a) {
 }
 
 static Value *st_compute_at(Interp *I, Value *self, Value **a) {
-  Stage *st = stage_of(self), *parent = node_of(a[0], &bi_sched_stage_class);
+  Stage *st = stage_of(self), *parent = val_obj_of(a[0], &bi_sched_stage_class);
   if (!parent)
     return interp_raise(I, EXC_TypeError, "compute_at: the target must be a Stage (s[T]), not '%s'",
                         val_type_name(a[0]));
@@ -481,16 +469,16 @@ static Value *stage_repr(Interp *I, Value *self) {
   sb_printf(&b, "stage(%s, ", st->op->name);
   ir_print_op(&b, st->op);
   sb_putc(&b, ')');
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *stage_getattr(Interp *I, Value *self, Sym *name) {
   Stage *st = stage_of(self);
-  if (is(name, "op")) return bi_te_wrap_op(st->op);
-  if (is(name, "origin_op")) return bi_te_wrap_op(st->origin_op);
-  if (is(name, "leaf_iter_vars")) return bi_te_itervar_list(st->nleaf, st->leaf_iter_vars);
-  if (is(name, "all_iter_vars")) return bi_te_itervar_list(st->nall, st->all_iter_vars);
-  if (is(name, "is_output")) return val_bool(st->is_output);
+  if (sym_is(name, "op")) return bi_te_wrap_op(st->op);
+  if (sym_is(name, "origin_op")) return bi_te_wrap_op(st->origin_op);
+  if (sym_is(name, "leaf_iter_vars")) return bi_te_itervar_list(st->nleaf, st->leaf_iter_vars);
+  if (sym_is(name, "all_iter_vars")) return bi_te_itervar_list(st->nall, st->all_iter_vars);
+  if (sym_is(name, "is_output")) return val_bool(st->is_output);
   return NULL;
 }
 
@@ -509,7 +497,7 @@ static Value *lowered_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   lower_print_func(&b, self->u.obj.p);
   if (b.len && sb_cstr(&b)[b.len - 1] == '\n') b.len--;
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 /* mod[name]: the one function of the module, by the name it was lowered under. */
@@ -526,8 +514,8 @@ static Value *module_getitem(Interp *I, Value *self, Value *key) {
 
 static Value *primfunc_getattr(Interp *I, Value *self, Sym *name) {
   LoweredFunc *f = self->u.obj.p;
-  if (is(name, "name")) return val_cstr(f->name);
-  if (!is(name, "params")) return NULL;
+  if (sym_is(name, "name")) return val_cstr(f->name);
+  if (!sym_is(name, "params")) return NULL;
   Value *l = val_list_new(f->nparams);
   for (int i = 0; i < f->nparams; i++) val_list_append_take(l, bi_te_wrap_tensor(f->param_tensors[i]));
   return l;
@@ -560,7 +548,7 @@ static Tensor **tensor_args(Interp *I, Value *v, int *n) {
 }
 
 Value *bi_sched_lower(Interp *I, Value *self, Value **a) {
-  Schedule *s = node_of(a[0], &bi_sched_schedule_class);
+  Schedule *s = val_obj_of(a[0], &bi_sched_schedule_class);
   if (!s)
     return interp_raise(I, EXC_TypeError, "lower: expected a Schedule, not '%s'",
                         val_type_name(a[0]));

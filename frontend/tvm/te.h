@@ -29,7 +29,7 @@ Expr *bi_te_to_expr(Interp *I, Value *v, const char *what);
 int bi_te_dtype_arg(Interp *I, Value *v, const char *fn, const char *arg, DType dflt,
                     DType *out);
 
-/* The members of tvm.te, tvm and tvm.tir (tvm/module.c): {0}-terminated tables, and inits that
+/* The members of tvm.te, tvm and tvm.tir (tvm/packages.c): {0}-terminated tables, and inits that
  * add the type objects (te.Tensor, tvm.tir.PrimExpr, ...). */
 extern const Builtin bi_te_funcs[], bi_tvm_funcs[], bi_tir_funcs[];
 int bi_te_module_init(Interp *I, Value *module);

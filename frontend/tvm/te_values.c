@@ -8,19 +8,7 @@
 
 static Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
-static bool is(Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
-
-static Value *str_of(StrBuf *b) {
-  Value *v = val_str(sb_cstr(b), b->len);
-  sb_free(b);
-  return v;
-}
-
 /* ---- wrapping ---- */
-
-static void *node_of(Value *v, const ObjClass *cls) {
-  return v->kind == VAL_OBJ && v->u.obj.cls == cls ? v->u.obj.p : NULL;
-}
 
 Value *bi_te_wrap_expr(Expr *e) { return val_obj_new(&bi_te_expr_class, e); }
 Value *bi_te_wrap_itervar(IterVar *iv) { return val_obj_new(&bi_te_itervar_class, iv); }
@@ -38,9 +26,9 @@ static const ObjClass *op_class(const Operation *op) {
 Value *bi_te_wrap_op(Operation *op) { return val_obj_new(op_class(op), op); }
 Value *bi_te_wrap_combiner(CommReducer *c) { return val_obj_new(&bi_te_combiner_class, c); }
 
-Expr *bi_te_expr_of(Value *v) { return node_of(v, &bi_te_expr_class); }
-IterVar *bi_te_itervar_of(Value *v) { return node_of(v, &bi_te_itervar_class); }
-Tensor *bi_te_tensor_of(Value *v) { return node_of(v, &bi_te_tensor_class); }
+Expr *bi_te_expr_of(Value *v) { return val_obj_of(v, &bi_te_expr_class); }
+IterVar *bi_te_itervar_of(Value *v) { return val_obj_of(v, &bi_te_itervar_class); }
+Tensor *bi_te_tensor_of(Value *v) { return val_obj_of(v, &bi_te_tensor_class); }
 Operation *bi_te_op_of(Value *v) {
   if (v->kind != VAL_OBJ) return NULL;
   const ObjClass *c = v->u.obj.cls;
@@ -188,7 +176,7 @@ static const Builtin expr_methods[] = {
 static Value *expr_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   ir_print_expr(&b, self->u.obj.p);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 /* TVM's IntImm.value: an unsigned literal is its unsigned value. */
@@ -198,24 +186,24 @@ static Value *literal_value(const Expr *e) {
 }
 
 static Value *binary_attr(const Expr *e, Sym *name) {
-  if (is(name, "a")) return bi_te_wrap_expr(e->u.bin.a);
-  if (is(name, "b")) return bi_te_wrap_expr(e->u.bin.b);
+  if (sym_is(name, "a")) return bi_te_wrap_expr(e->u.bin.a);
+  if (sym_is(name, "b")) return bi_te_wrap_expr(e->u.bin.b);
   return NULL;
 }
 
 static Value *select_attr(const Expr *e, Sym *name) {
-  if (is(name, "condition")) return bi_te_wrap_expr(e->u.select.cond);
-  if (is(name, "true_value")) return bi_te_wrap_expr(e->u.select.t);
-  if (is(name, "false_value")) return bi_te_wrap_expr(e->u.select.f);
+  if (sym_is(name, "condition")) return bi_te_wrap_expr(e->u.select.cond);
+  if (sym_is(name, "true_value")) return bi_te_wrap_expr(e->u.select.t);
+  if (sym_is(name, "false_value")) return bi_te_wrap_expr(e->u.select.f);
   return NULL;
 }
 
 static Value *reduce_attr(Expr *e, Sym *name) {
-  if (is(name, "combiner")) return bi_te_wrap_combiner(e->u.reduce.combiner);
-  if (is(name, "source")) return bi_te_expr_list(e->u.reduce.nsrc, e->u.reduce.source);
-  if (is(name, "axis")) return bi_te_itervar_list(e->u.reduce.naxis, e->u.reduce.axis);
-  if (is(name, "value_index")) return val_int(e->u.reduce.value_index);
-  if (is(name, "condition"))
+  if (sym_is(name, "combiner")) return bi_te_wrap_combiner(e->u.reduce.combiner);
+  if (sym_is(name, "source")) return bi_te_expr_list(e->u.reduce.nsrc, e->u.reduce.source);
+  if (sym_is(name, "axis")) return bi_te_itervar_list(e->u.reduce.naxis, e->u.reduce.axis);
+  if (sym_is(name, "value_index")) return val_int(e->u.reduce.value_index);
+  if (sym_is(name, "condition"))
     return e->u.reduce.condition ? bi_te_wrap_expr(e->u.reduce.condition) : val_none();
   return NULL;
 }
@@ -224,27 +212,27 @@ static Value *reduce_attr(Expr *e, Sym *name) {
 static Value *kind_attr(Expr *e, Sym *name) {
   switch (e->kind) {
   case EXPR_INT:
-    return is(name, "value") ? literal_value(e) : NULL;
+    return sym_is(name, "value") ? literal_value(e) : NULL;
   case EXPR_FLOAT:
-    return is(name, "value") ? val_float(e->u.fval) : NULL;
+    return sym_is(name, "value") ? val_float(e->u.fval) : NULL;
   case EXPR_STR:
-    return is(name, "value") ? val_cstr(e->u.str) : NULL;
+    return sym_is(name, "value") ? val_cstr(e->u.str) : NULL;
   case EXPR_VAR:
-    return is(name, "name") ? val_cstr(e->u.var->name) : NULL;
+    return sym_is(name, "name") ? val_cstr(e->u.var->name) : NULL;
   case EXPR_CAST:
-    return is(name, "value") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
+    return sym_is(name, "value") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
   case EXPR_NOT:
-    return is(name, "a") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
+    return sym_is(name, "a") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
   IR_CASE_BINARY:
     return binary_attr(e, name);
   case EXPR_SELECT:
     return select_attr(e, name);
   case EXPR_CALL:
-    if (is(name, "op")) return val_cstr(e->u.call.op);
-    return is(name, "args") ? bi_te_expr_list(e->u.call.n, e->u.call.args) : NULL;
+    if (sym_is(name, "op")) return val_cstr(e->u.call.op);
+    return sym_is(name, "args") ? bi_te_expr_list(e->u.call.n, e->u.call.args) : NULL;
   case EXPR_PRODUCER_LOAD:
-    if (is(name, "producer")) return bi_te_wrap_tensor(e->u.pload.tensor);
-    return is(name, "indices") ? bi_te_expr_list(e->u.pload.n, e->u.pload.indices) : NULL;
+    if (sym_is(name, "producer")) return bi_te_wrap_tensor(e->u.pload.tensor);
+    return sym_is(name, "indices") ? bi_te_expr_list(e->u.pload.n, e->u.pload.indices) : NULL;
   case EXPR_REDUCE:
     return reduce_attr(e, name);
   case EXPR_RAMP: /* lowered IR only: scripts never hold these */
@@ -260,7 +248,7 @@ static Value *kind_attr(Expr *e, Sym *name) {
 
 static Value *expr_getattr(Interp *I, Value *self, Sym *name) {
   Expr *e = self->u.obj.p;
-  if (is(name, "dtype")) return bi_te_dtype_str(e->dtype);
+  if (sym_is(name, "dtype")) return bi_te_dtype_str(e->dtype);
   return kind_attr(e, name);
 }
 
@@ -281,7 +269,7 @@ const ObjClass bi_te_expr_class = {
 static Value *itervar_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   ir_print_itervar(&b, self->u.obj.p);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 /* TVM's IterVar.iter_type numbering (kDataPar, kThreadIndex, kCommReduce, kOrdered, kOpaque). */
@@ -298,10 +286,10 @@ static int iter_type_code(IterVarKind k) {
 
 static Value *itervar_getattr(Interp *I, Value *self, Sym *name) {
   IterVar *iv = self->u.obj.p;
-  if (is(name, "var")) return bi_te_wrap_expr(ir_varref(arena(I), iv->var));
-  if (is(name, "dom")) return iv->dom.min ? val_obj_new(&bi_te_range_class, iv) : val_none();
-  if (is(name, "thread_tag")) return val_cstr(iv->thread_tag ? iv->thread_tag : "");
-  if (is(name, "iter_type")) return val_int(iter_type_code(iv->kind));
+  if (sym_is(name, "var")) return bi_te_wrap_expr(ir_varref(arena(I), iv->var));
+  if (sym_is(name, "dom")) return iv->dom.min ? val_obj_new(&bi_te_range_class, iv) : val_none();
+  if (sym_is(name, "thread_tag")) return val_cstr(iv->thread_tag ? iv->thread_tag : "");
+  if (sym_is(name, "iter_type")) return val_int(iter_type_code(iv->kind));
   return NULL;
 }
 
@@ -333,13 +321,13 @@ static Value *range_repr(Interp *I, Value *self) {
   sb_puts(&b, ", ext=");
   ir_print_expr(&b, iv->dom.extent);
   sb_putc(&b, ')');
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *range_getattr(Interp *I, Value *self, Sym *name) {
   const IterVar *iv = self->u.obj.p;
-  if (is(name, "min")) return bi_te_wrap_expr(iv->dom.min);
-  if (is(name, "extent")) return bi_te_wrap_expr(iv->dom.extent);
+  if (sym_is(name, "min")) return bi_te_wrap_expr(iv->dom.min);
+  if (sym_is(name, "extent")) return bi_te_wrap_expr(iv->dom.extent);
   return NULL;
 }
 
@@ -367,17 +355,17 @@ static Value *tensor_repr(Interp *I, Value *self) {
   sb_puts(&b, "Tensor(shape=");
   print_shape(&b, t);
   sb_printf(&b, ", op.name=%s)", t->op ? t->op->name : t->name);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *tensor_getattr(Interp *I, Value *self, Sym *name) {
   Tensor *t = self->u.obj.p;
-  if (is(name, "shape")) return bi_te_expr_list(t->ndim, t->shape);
-  if (is(name, "dtype")) return bi_te_dtype_str(t->dtype);
-  if (is(name, "name")) return val_cstr(t->name);
-  if (is(name, "ndim")) return val_int(t->ndim);
-  if (is(name, "value_index")) return val_int(t->value_index);
-  if (is(name, "op") && t->op) return bi_te_wrap_op(t->op);
+  if (sym_is(name, "shape")) return bi_te_expr_list(t->ndim, t->shape);
+  if (sym_is(name, "dtype")) return bi_te_dtype_str(t->dtype);
+  if (sym_is(name, "name")) return val_cstr(t->name);
+  if (sym_is(name, "ndim")) return val_int(t->ndim);
+  if (sym_is(name, "value_index")) return val_int(t->value_index);
+  if (sym_is(name, "op") && t->op) return bi_te_wrap_op(t->op);
   return NULL;
 }
 
@@ -444,7 +432,7 @@ const ObjClass bi_te_tensor_class = {
 static Value *op_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   ir_print_op(&b, self->u.obj.p);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *tensor_list(int n, Tensor *const *ts) {
@@ -454,22 +442,22 @@ static Value *tensor_list(int n, Tensor *const *ts) {
 }
 
 static Value *compute_attr(Operation *op, Sym *name) {
-  if (is(name, "axis")) return bi_te_itervar_list(op->naxis, op->axis);
-  if (is(name, "reduce_axis")) return bi_te_itervar_list(op->nreduce, op->reduce_axis);
-  if (is(name, "body")) return bi_te_expr_list(op->noutputs, op->body);
-  if (is(name, "attrs")) return val_dict_new();
+  if (sym_is(name, "axis")) return bi_te_itervar_list(op->naxis, op->axis);
+  if (sym_is(name, "reduce_axis")) return bi_te_itervar_list(op->nreduce, op->reduce_axis);
+  if (sym_is(name, "body")) return bi_te_expr_list(op->noutputs, op->body);
+  if (sym_is(name, "attrs")) return val_dict_new();
   return NULL;
 }
 
 static Value *op_getattr(Interp *I, Value *self, Sym *name) {
   Operation *op = self->u.obj.p;
-  if (is(name, "name")) return val_cstr(op->name);
-  if (is(name, "tag")) return val_cstr(op->tag);
-  if (is(name, "num_outputs")) return val_int(op->noutputs);
-  if (is(name, "input_tensors")) return tensor_list(op->ninputs, op->inputs);
+  if (sym_is(name, "name")) return val_cstr(op->name);
+  if (sym_is(name, "tag")) return val_cstr(op->tag);
+  if (sym_is(name, "num_outputs")) return val_int(op->noutputs);
+  if (sym_is(name, "input_tensors")) return tensor_list(op->ninputs, op->inputs);
   if (op->kind == OP_COMPUTE) return compute_attr(op, name);
-  if (is(name, "shape")) return bi_te_expr_list(op->outputs[0]->ndim, op->outputs[0]->shape);
-  if (is(name, "dtype")) return bi_te_dtype_str(op->outputs[0]->dtype);
+  if (sym_is(name, "shape")) return bi_te_expr_list(op->outputs[0]->ndim, op->outputs[0]->shape);
+  if (sym_is(name, "dtype")) return bi_te_dtype_str(op->outputs[0]->dtype);
   return NULL;
 }
 
@@ -515,15 +503,15 @@ OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp")
 static Value *combiner_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   ir_print_comm_reducer(&b, self->u.obj.p);
-  return str_of(&b);
+  return val_str_sb(&b);
 }
 
 static Value *combiner_getattr(Interp *I, Value *self, Sym *name) {
   CommReducer *c = self->u.obj.p;
-  if (is(name, "lhs")) return var_list(I, c->n, c->lhs);
-  if (is(name, "rhs")) return var_list(I, c->n, c->rhs);
-  if (is(name, "result")) return bi_te_expr_list(c->n, c->result);
-  if (is(name, "identity_element")) return bi_te_expr_list(c->n, c->identity);
+  if (sym_is(name, "lhs")) return var_list(I, c->n, c->lhs);
+  if (sym_is(name, "rhs")) return var_list(I, c->n, c->rhs);
+  if (sym_is(name, "result")) return bi_te_expr_list(c->n, c->result);
+  if (sym_is(name, "identity_element")) return bi_te_expr_list(c->n, c->identity);
   return NULL;
 }
 

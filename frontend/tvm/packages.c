@@ -1,4 +1,4 @@
-/* module.c: the tensor modules of SPEC §5 (tvm and its submodules, te, topi, numpy, vta) and
+/* packages.c: the tensor modules of SPEC §5 (tvm and its submodules, te, topi, numpy, vta) and
  * __future__. tvm, tvm.te and tvm.tir have the tensor expressions of SPEC §6 (tvm/te*.c); what
  * arrives with later issues is `pending`, so using such a member raises "not supported yet". */
 #include "frontend/tvm/build.h"

@@ -1,0 +1,78 @@
+/* build_impl.h: what the files of tvm.build share (build.c, module_args.c, module_source.c,
+ * time_eval.c, device.c, target.c): the built module, the checked arguments of a call and the
+ * LLVM back end's table. Private to those files; others use build.h. */
+#ifndef TES_TVM_BUILD_IMPL_H
+#define TES_TVM_BUILD_IMPL_H
+
+#include "frontend/tvm/build.h"
+#include "ir/lower.h"
+#include "jit/llvm_plugin.h"
+
+typedef struct Built {
+  char *name;           /* the entry point */
+  char *target;         /* as given */
+  const LoweredFunc *f; /* in the session's IR arena */
+  int nshape;
+  Var **shape;      /* the shape variables, in the ABI's order */
+  CgLlvmCode *code; /* NULL for the c target */
+  char *c_source;   /* the c target's only product */
+  JitLib *lib;
+  int32_t (*packed)(void **); /* NULL: built for another machine (get_source only) */
+} Built;
+
+/* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code
+ * or a lib was made after it. */
+extern const TesLlvm *bi_llvm;
+
+
+typedef struct Binding {
+  int64_t *vals; /* per shape variable */
+  bool *set;
+} Binding;
+
+/* The arguments NAME_packed takes, checked. */
+typedef struct Args {
+  void **slots;
+  void **ptrs;
+  int64_t *i64;
+  int32_t *i32;
+  Binding bd;
+} Args;
+
+/* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code
+ * or a lib was made after it. */
+extern const TesLlvm *bi_llvm;
+
+static inline Built *built_of(Value *self) { return self->u.obj.p; }
+
+/* module_args.c: a call's arguments checked and bound (-1 with an exception raised), the run */
+int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out);
+void bi_args_free(Args *a);
+int bi_module_run(Interp *I, const Built *m, Args *a);
+int bi_module_runnable(Interp *I, const Built *m); /* -1 with RuntimeError: nothing to run */
+Value *bi_module_call(Interp *I, Value *self, CallArgs *args);
+
+/* module_source.c: the Module's methods that give text and files */
+Value *bi_module_get_source(Interp *I, Value *self, Value **a);
+Value *bi_module_save(Interp *I, Value *self, Value **a);
+Value *bi_module_export_library(Interp *I, Value *self, Value **a);
+Value *bi_llvm_error(Interp *I, ExcKind kind, char *err); /* raises err and frees it */
+
+/* build.c: m[name], m.get_function(name): the module itself when name is its function */
+Value *bi_module_function_named(Interp *I, Value *self, Value *name, const char *fn);
+
+/* time_eval.c */
+Value *bi_module_time_evaluator(Interp *I, Value *self, Value **a);
+
+/* device.c: cpu, cuda, gpu, ext_dev, device ({0}-terminated) */
+extern const Builtin bi_device_funcs[];
+const char *bi_device_name(NDDevice t); /* "cpu", "cuda", "ext_dev" */
+
+/* target.c: a target argument's text (a str or a Target; NULL or None give the current one,
+ * else "llvm"), borrowed, or NULL with TypeError raised; its kind; the kinds TVM names */
+const char *bi_target_text(Interp *I, Value *v, const char *fn);
+bool bi_target_kind_is(const char *text, const char *kind);
+extern const char *const bi_target_known_kinds[];
+extern const size_t bi_target_n_known_kinds;
+
+#endif

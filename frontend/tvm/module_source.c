@@ -1,0 +1,133 @@
+/* module_source.c: what a built Module gives as text and files: get_source, save and
+ * export_library (a shared object and a C header of its entry points). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lang/interp.h"
+#include "frontend/lang/modules_impl.h"
+#include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/te_impl.h"
+#include "frontend/np/ndarray.h"
+
+Value *bi_llvm_error(Interp *I, ExcKind kind, char *err) {
+  interp_raise(I, kind, "%s", err);
+  free(err);
+  return NULL;
+}
+
+char *bi_build_source(Value *module, const char *fmt, char **err) {
+  Built *m = built_of(module);
+  if (!m->code) {
+    if (!*fmt || strcmp(fmt, "c") == 0) return xstrdup(m->c_source);
+  } else if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0) {
+    return xstrdup(bi_llvm->ir_text(m->code));
+  } else if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
+    return bi_llvm->asm_text(m->code, err);
+  }
+  *err = xstrdup(m->code ? "no such source (ll, asm)" : "a c module has only 'c' source");
+  return NULL;
+}
+
+/* fmt: "" or "ll" (LLVM IR, TVM's default for llvm modules), "asm" or "s" (assembly). */
+Value *bi_module_get_source(Interp *I, Value *self, Value **a) {
+  Built *m = built_of(self);
+  const char *fmt = bi_te_str_arg(I, a[0], "get_source", "fmt", "");
+  if (!fmt) return NULL;
+  if (!m->code) {
+    if (!*fmt || strcmp(fmt, "c") == 0) return val_cstr(m->c_source);
+    return interp_raise(I, EXC_ValueError, "get_source: a c module has only 'c' source, not '%s'",
+                        fmt);
+  }
+  if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0)
+    return val_cstr(bi_llvm->ir_text(m->code));
+  if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
+    char *err = NULL, *text = bi_llvm->asm_text(m->code, &err);
+    return text ? val_str_take(text, strlen(text)) : bi_llvm_error(I, EXC_RuntimeError, err);
+  }
+  return interp_raise(I, EXC_ValueError, "get_source: unknown format '%s' (ll, asm)", fmt);
+}
+
+static int write_file(Interp *I, const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+    int e = errno;
+    if (f) fclose(f);
+    interp_raise(I, EXC_RuntimeError, "cannot write '%s': %s", path, strerror(e));
+    return -1;
+  }
+  return 0;
+}
+
+static const char *extension(const char *path) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  return dot && (!slash || dot > slash) ? dot + 1 : "";
+}
+
+/* save(path, fmt=''): LLVM IR (.ll), assembly (.s) or an object file (.o), by fmt or else
+ * the path's extension. */
+Value *bi_module_save(Interp *I, Value *self, Value **a) {
+  Built *m = built_of(self);
+  const char *path = bi_te_str_arg(I, a[0], "save", "file_name", NULL);
+  const char *fmt = path ? bi_te_str_arg(I, a[1], "save", "fmt", "") : NULL;
+  if (!path || !fmt) return NULL;
+  if (!*fmt) fmt = extension(path);
+  char *err = NULL, *data = NULL;
+  size_t len = 0;
+  int rc;
+  if (!m->code) {
+    if (strcmp(fmt, "c") != 0)
+      return interp_raise(I, EXC_ValueError, "save: a c module saves as c, not '%s'", fmt);
+    rc = write_file(I, path, m->c_source, strlen(m->c_source));
+  } else if (strcmp(fmt, "ll") == 0) {
+    rc = write_file(I, path, bi_llvm->ir_text(m->code), strlen(bi_llvm->ir_text(m->code)));
+  } else if (strcmp(fmt, "s") == 0 || strcmp(fmt, "asm") == 0) {
+    if (!(data = bi_llvm->asm_text(m->code, &err))) return bi_llvm_error(I, EXC_RuntimeError, err);
+    rc = write_file(I, path, data, strlen(data));
+  } else if (strcmp(fmt, "o") == 0 || strcmp(fmt, "obj") == 0) {
+    if (!bi_llvm->object(m->code, (void **)&data, &len, &err))
+      return bi_llvm_error(I, EXC_RuntimeError, err);
+    rc = write_file(I, path, data, len);
+  } else {
+    return interp_raise(I, EXC_ValueError, "save: unknown format '%s' (ll, s, o)", fmt);
+  }
+  free(data);
+  return rc < 0 ? NULL : val_none();
+}
+
+/* PATH's header: the same path ending in .h instead of its extension. */
+static char *header_path(const char *path) {
+  const char *ext = extension(path);
+  size_t stem = *ext ? (size_t)(ext - 1 - path) : strlen(path);
+  StrBuf b = STRBUF_INIT;
+  sb_printf(&b, "%.*s.h", (int)stem, path);
+  return sb_take(&b, NULL);
+}
+
+/* export_library(file_name): a shared object of the compiled code linked with the system C
+ * compiler, and beside it a C header declaring the entry points (docs/build.md). */
+Value *bi_module_export_library(Interp *I, Value *self, Value **a) {
+  Built *m = built_of(self);
+  const char *path = bi_te_str_arg(I, a[0], "export_library", "file_name", NULL);
+  if (!path) return NULL;
+  if (!m->code)
+    return interp_raise(I, EXC_RuntimeError, "not supported yet: export_library of a c module");
+  if ((a[1] && a[1]->kind != VAL_NONE) || (a[2] && a[2]->kind != VAL_NONE))
+    return interp_raise(I, EXC_RuntimeError,
+                        "not supported yet: export_library with fcompile or options");
+  char *err = NULL, *header = bi_llvm->c_header(m->code, m->f, &err);
+  if (!header) return bi_llvm_error(I, EXC_RuntimeError, err);
+  void *obj = NULL;
+  size_t len;
+  char *hpath = header_path(path);
+  int rc = -1;
+  if (!bi_llvm->object(m->code, &obj, &len, &err) || !bi_llvm->export_shared(path, obj, len, &err))
+    bi_llvm_error(I, EXC_RuntimeError, err);
+  else
+    rc = write_file(I, hpath, header, strlen(header));
+  free(obj);
+  free(header);
+  free(hpath);
+  return rc < 0 ? NULL : val_none();
+}

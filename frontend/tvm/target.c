@@ -1,0 +1,231 @@
+/* target.c: targets (SPEC §9): tvm.target.Target (a class with Target.current()), create,
+ * cuda, `with target:` and the target text that tvm.build reads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lang/interp.h"
+#include "frontend/lang/modules_impl.h"
+#include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/te_impl.h"
+
+typedef struct Target {
+  char *text; /* as given: "llvm -mcpu=skylake-avx512" */
+} Target;
+
+static Value *target_new(const char *text) {
+  Target *t = xmalloc(sizeof *t);
+  t->text = xstrdup(text);
+  return val_obj_new(&bi_build_target_class, t);
+}
+
+static void target_free(void *p) {
+  Target *t = p;
+  free(t->text);
+  free(t);
+}
+
+/* The kind: the first word ("llvm", "cuda", "c"). */
+static size_t kind_len(const char *text) { return strcspn(text, " \t"); }
+
+bool bi_target_kind_is(const char *text, const char *kind) {
+  return kind_len(text) == strlen(kind) && strncmp(text, kind, strlen(kind)) == 0;
+}
+
+/* `with target:` scopes, innermost last. Strings, not values: a session that ends inside a
+ * `with` leaves nothing to free, and :reset starts with none entered. */
+static struct {
+  char **texts;
+  int n, cap;
+} entered;
+
+static const ObjClass kind_class;
+
+static Value *target_repr(Interp *I, Value *self) {
+  return val_cstr(((Target *)self->u.obj.p)->text);
+}
+
+/* The value of option -name=... in text, or NULL. */
+static char *target_option(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = text; (p = strstr(p, name)); p += n)
+    if (p > text && p[-1] == '-' && (p - 1 == text || p[-2] == ' ') && p[n] == '=') {
+      const char *v = p + n + 1;
+      return xstrndup(v, strcspn(v, " \t"));
+    }
+  return NULL;
+}
+
+static Value *target_attrs(const char *text) {
+  Value *d = val_dict_new();
+  for (const char *p = strchr(text, '-'); p; p = strchr(p + 1, ' ')) {
+    while (*p == ' ') p++;
+    if (*p != '-') continue;
+    size_t klen = strcspn(p + 1, "= \t"), vlen = 0;
+    const char *v = p + 1 + klen;
+    if (*v == '=') vlen = strcspn(++v, " \t");
+    char *key = xstrndup(p + 1, klen);
+    Value *val = *v && vlen ? val_str(v, vlen) : val_bool(true);
+    dict_set_sym(d, sym_cstr(key), val);
+    val_decref(val);
+    free(key);
+  }
+  return d;
+}
+
+static Value *target_getattr(Interp *I, Value *self, Sym *name) {
+  const char *text = ((Target *)self->u.obj.p)->text;
+  if (sym_is(name, "kind")) return val_obj_new(&kind_class, xstrndup(text, kind_len(text)));
+  if (sym_is(name, "keys")) {
+    bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") || bi_target_kind_is(text, "rocm");
+    Value *t = val_tuple_new(gpu ? 2 : 1);
+    val_seq_set_take(t, 0, val_cstr(gpu ? "cuda" : "cpu"));
+    if (gpu) val_seq_set_take(t, 1, val_cstr("gpu"));
+    return t;
+  }
+  if (sym_is(name, "attrs")) return target_attrs(text);
+  if (sym_is(name, "mcpu") || sym_is(name, "arch") || sym_is(name, "model")) {
+    char *v = target_option(text, SYM_STR(name));
+    Value *r = val_cstr(v ? v : sym_is(name, "model") ? "unknown" : "");
+    free(v);
+    return r;
+  }
+  return NULL;
+}
+
+static Value *target_enter(Interp *I, Value *self, Value **a) {
+  if (entered.n == entered.cap) {
+    entered.cap = entered.cap ? 2 * entered.cap : 4;
+    entered.texts = xrealloc(entered.texts, (size_t)entered.cap * sizeof *entered.texts);
+  }
+  entered.texts[entered.n++] = xstrdup(((Target *)self->u.obj.p)->text);
+  return val_incref(self);
+}
+
+static Value *target_exit(Interp *I, Value *self, Value **a) {
+  if (entered.n > 0) free(entered.texts[--entered.n]);
+  return val_none();
+}
+
+static const Builtin target_methods[] = {
+    {"__enter__", target_enter, 0, NOPARAMS,
+     "__enter__() -> Target: make this the current target (`with` calls it)"},
+    {"__exit__", target_exit, 0, PARAMS("ptype", "value", "trace"),
+     "__exit__(ptype, value, trace): restore the target entered before"},
+    {0},
+};
+
+const ObjClass bi_build_target_class = {
+    .type = {"Target", NULL, VAL_OBJ, NULL},
+    .free = target_free,
+    .repr = target_repr,
+    .getattr = target_getattr,
+    .methods = target_methods,
+};
+
+/* What target.kind gives: TVM's TargetKind, of which scripts read the name. */
+static Value *kind_repr(Interp *I, Value *self) { return val_cstr(self->u.obj.p); }
+
+static Value *kind_getattr(Interp *I, Value *self, Sym *name) {
+  return sym_is(name, "name") ? val_cstr(self->u.obj.p) : NULL;
+}
+
+static const ObjClass kind_class = {
+    .type = {"TargetKind", NULL, VAL_OBJ, NULL},
+    .free = free,
+    .repr = kind_repr,
+    .getattr = kind_getattr,
+};
+
+/* A target argument: a str or a Target; NULL (and None) give the current target, else "llvm".
+ * Returns a borrowed string, or NULL with TypeError raised. */
+const char *bi_target_text(Interp *I, Value *v, const char *fn) {
+  if (!v || v->kind == VAL_NONE) return entered.n ? entered.texts[entered.n - 1] : "llvm";
+  if (v->kind == VAL_STR) return v->u.str.s;
+  Target *t = val_obj_of(v, &bi_build_target_class);
+  if (t) return t->text;
+  interp_raise(I, EXC_TypeError, "%s: a target must be a str or a Target, not '%s'", fn,
+               val_type_name(v));
+  return NULL;
+}
+
+const char *const bi_target_known_kinds[] = {"llvm",    "c",       "cuda",   "nvptx",
+                                          "rocm",    "opencl",  "vulkan", "metal",
+                                          "ext_dev", "stackvm", "hybrid"};
+
+static Value *make_target(Interp *I, Value *v, const char *fn) {
+  if (!v || v->kind != VAL_STR) {
+    const char *text = bi_target_text(I, v, fn);
+    return text ? target_new(text) : NULL;
+  }
+  const char *text = v->u.str.s;
+  for (size_t i = 0; i < sizeof bi_target_known_kinds / sizeof *bi_target_known_kinds; i++)
+    if (bi_target_kind_is(text, bi_target_known_kinds[i])) return target_new(text);
+  return interp_raise(I, EXC_ValueError, "%s: unknown target kind '%.*s' (llvm, c, cuda, ext_dev)",
+                      fn, (int)kind_len(text), text);
+}
+
+static const Builtin target_ctor = {
+    "Target", NULL, 1, PARAMS("target", "host"),
+    "Target(target, host=None) -> Target: a build target such as 'llvm -mcpu=skylake-avx512'"};
+
+static Value *target_class_call(Interp *I, Value *self, CallArgs *args) {
+  Value *slots[2];
+  if (interp_bind_builtin(I, &target_ctor, args, slots) < 0) return NULL;
+  return make_target(I, slots[0], "Target");
+}
+
+static Value *target_class_repr(Interp *I, Value *self) {
+  return val_cstr("<class 'tvm.target.Target'>");
+}
+
+static Value *target_current(Interp *I, Value *self, Value **a) {
+  if (entered.n) return target_new(entered.texts[entered.n - 1]);
+  int allow_none = a[0] ? val_truthy(I, a[0]) : 1;
+  if (allow_none < 0) return NULL;
+  if (!allow_none) return interp_raise(I, EXC_ValueError, "Target.current: no target is entered");
+  return val_none();
+}
+
+static const Builtin target_class_methods[] = {
+    {"current", target_current, 0, PARAMS("allow_none"),
+     "current(allow_none=True) -> Target: the target of the innermost `with`, else None"},
+    {0},
+};
+
+static const ObjClass target_class_class = {
+    .type = {"type", NULL, VAL_OBJ, NULL},
+    .repr = target_class_repr,
+    .call = target_class_call,
+    .methods = target_class_methods,
+};
+
+static Value *fn_target_create(Interp *I, Value *self, Value **a) {
+  return make_target(I, a[0], "create");
+}
+
+/* tvm.target.cuda(model='unknown', arch=None, options=None) */
+static Value *fn_target_cuda(Interp *I, Value *self, Value **a) {
+  StrBuf b = STRBUF_INIT;
+  sb_puts(&b, "cuda");
+  if (a[0] && a[0]->kind == VAL_STR) sb_printf(&b, " -model=%s", a[0]->u.str.s);
+  if (a[1] && a[1]->kind == VAL_STR) sb_printf(&b, " -arch=%s", a[1]->u.str.s);
+  if (a[2] && a[2]->kind == VAL_STR) sb_printf(&b, " %s", a[2]->u.str.s);
+  Value *t = target_new(sb_cstr(&b));
+  sb_free(&b);
+  return t;
+}
+
+const Builtin bi_build_target_funcs[] = {
+    {"create", fn_target_create, 1, PARAMS("target"),
+     "create(target) -> Target: Target(target), the older spelling"},
+    {"cuda", fn_target_cuda, 0, PARAMS("model", "arch", "options"),
+     "cuda(model='unknown', arch=None, options=None) -> Target: a CUDA target"},
+    {0},
+};
+
+int bi_build_target_init(Interp *I, Value *module) {
+  bi_set_member_take(module, "Target", val_obj_new(&target_class_class, NULL));
+  return 0;
+}
+
+const size_t bi_target_n_known_kinds = sizeof bi_target_known_kinds / sizeof *bi_target_known_kinds;
