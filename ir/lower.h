@@ -6,19 +6,11 @@
 
 #include <stdbool.h>
 
+#include "ir/func.h"
 #include "ir/pass/pass.h"
 #include "ir/schedule/schedule.h"
 #include "ir/strbuf.h"
 
-/* What a lowering gives: PrimFunc-like. params[i] is the buffer of the argument tensor
- * param_tensors[i], in the order the arguments were given. */
-typedef struct LoweredFunc {
-  const char *name;
-  int nparams;
-  Buffer **params;
-  Tensor **param_tensors;
-  Stmt *body;
-} LoweredFunc;
 
 /* Called with the IR after loop-nest construction (pass "schedule_ops") and after every pass
  * that runs; changed is false when the pass returned its input itself. */
@@ -44,9 +36,6 @@ typedef struct LowerOptions {
  * cannot be lowered. opt may be NULL. */
 LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt);
 
-/* `@main = primfn(A: Buffer(float32, [m]), B: ...) {`, the body, `}`, each line ending in a
- * newline. The body goes through the one IR printer. */
-void lower_print_func(StrBuf *out, const LoweredFunc *f);
 
 /* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after
  * to check a name against and --help to list; NULL past the end. */

@@ -7,7 +7,7 @@
 #ifndef TES_BACKENDS_C_CODEGEN_C_H
 #define TES_BACKENDS_C_CODEGEN_C_H
 
-#include "ir/lower.h"
+#include "ir/func.h"
 
 /* The source (malloc'd), or NULL with *err (malloc'd, a BuildError's message) when f holds
  * something C cannot say here ("not supported yet: ..."). */

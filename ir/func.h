@@ -1,0 +1,24 @@
+/* func.h: the lowered function, what tvm.lower gives and what every back end reads: its name,
+ * its parameters as buffers and the loop IR of its body. It stands apart from the lowering
+ * (ir/lower.h) so a back end sees functions, not schedules. The printer is in ir/lower.c. */
+#ifndef TES_IR_FUNC_H
+#define TES_IR_FUNC_H
+
+#include "ir/expr.h"
+#include "ir/strbuf.h"
+
+/* What a lowering gives: PrimFunc-like. params[i] is the buffer of the argument tensor
+ * param_tensors[i], in the order the arguments were given. */
+typedef struct LoweredFunc {
+  const char *name;
+  int nparams;
+  Buffer **params;
+  Tensor **param_tensors;
+  Stmt *body;
+} LoweredFunc;
+
+/* `@main = primfn(A: Buffer(float32, [m]), B: ...) {`, the body, `}`, each line ending in a
+ * newline. The body goes through the one IR printer. */
+void lower_print_func(StrBuf *out, const LoweredFunc *f);
+
+#endif
