@@ -1,3 +1,10 @@
+/* frontend/lang/ -- the language. The AST and name resolution (ast.h, resolve.h), the
+ * interpreter (this header), values with their reference counts and the cycle collector
+ * (value.h), dict, strings and formatting, the builtins and the module loader that finds
+ * stdlib/ by path (modules.h, stdlib.h). It knows nothing of tensors or arrays: it may include
+ * grammar/'s generated parser, ir/'s support headers (strbuf, arena, support) and nothing of
+ * frontend/np, frontend/tvm or the driver; the rooms above it add modules through its tables.
+ */
 /* interp.h: the tree-walking interpreter. One Interp is one session: its globals, loaded
  * modules, the pending exception and the call depth. Errors are returned, not thrown: a
  * function that fails raises with interp_raise* and returns NULL (or -1), and every caller

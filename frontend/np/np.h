@@ -1,3 +1,9 @@
+/* frontend/np/ -- the numpy subset (SPEC §10). The array value (ndarray.h) over jit/ndarray.h's
+ * n-d array, numpy's kernels written against that array (ops.c, reduce.c, index.c, dtype.c,
+ * print.c, io.c, random.c, testing.c), the module tables (this header). It may include
+ * frontend/lang/ and jit/ndarray.h, nothing of frontend/tvm or the driver: what tvm adds to
+ * arrays (tvm.nd) is in frontend/tvm/nd_bridge.c.
+ */
 /* np.h: the numpy subset of SPEC §10 as modules: numpy (with numpy.random and
  * numpy.testing as members), tvm.nd and tvm.testing. tvm/packages.c declares the modules with
  * these tables; the files of this folder implement them over the array value of np/ndarray.h. */

@@ -1,3 +1,9 @@
+/* frontend/tvm/ -- the tvm, te and topi bindings (SPEC §5-§9): tensor expressions (te*.c),
+ * schedules and lowering (sched.c, pass.c), tvm.build and the Module it gives (build.c,
+ * module_args.c, module_source.c, time_eval.c), devices and targets (device.c, target.c), the
+ * package tables (packages.c) and tvm.nd (nd_bridge.c). It may include frontend/lang/,
+ * frontend/np/, ir/, backends/ and jit/; only the driver (main.c, repl.c, diag.c) includes it.
+ */
 /* te.h: the tensor-expression values of SPEC §6 (te.var, te.placeholder, te.compute ...) as
  * the other bindings see them: IR nodes of the session's arena wrapped as values, and read
  * back. Schedules, lowering and TOPI bindings build on these; tvm/te*.c implement them. */
