@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_install.sh: what `meson install` puts in place is a tes that works on its own. Installs
-# the build into a temporary DESTDIR and, from a folder outside the checkout with no TES_* in
-# the environment, runs the installed binary on kernel.tes (builds for "llvm" and "c", runs,
-# checks with numpy, exports). A copy of the binary alone, away from its install, names every
-# place it looked for the plugin, and runs with TES_LLVM_PLUGIN. meson.build registers it:
+# the build into a temporary DESTDIR and, from a folder outside the checkout with neither
+# TES_LLVM_PLUGIN nor TES_STDLIB set, runs the installed binary on kernel.tes (builds for
+# "llvm" and "c", runs, checks with numpy, uses TOPI, exports). A copy of the binary alone,
+# away from its install, names every place it looked for the plugin, and runs with
+# TES_LLVM_PLUGIN. meson.build registers it:
 #   tests/install/test_install.sh BUILD_DIR
 # The last line is "N passed, M failed"; the exit status is non-zero when one failed.
 set -uo pipefail
@@ -52,7 +53,7 @@ fi
 mkdir -p "$tmp/away/out"
 cp "$here/kernel.tes" "$tmp/away/"
 cd "$tmp/away"
-expected=$'llvm: ok, sum 1022.6969\nc: True\nexported'
+expected=$'llvm: ok, sum 1022.6969\ntopi: ok\nc: True\nexported'
 # LD_DEBUG=files has the loader say which libtes-llvm.so it opened.
 out=$(env -u TES_LLVM_PLUGIN -u TES_STDLIB LD_DEBUG=files "$stage$tes_at" kernel.tes out \
   2>"$tmp/err")
