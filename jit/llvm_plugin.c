@@ -55,6 +55,7 @@ typedef struct Places {
 
 /* dir/sub/FILE as the next place, unless it is too long or listed already. */
 static void add_place(Places *p, const char *dir, const char *sub) {
+  if (p->n == MAX_PLACES) return;
   char *path = p->path[p->n];
   int len = snprintf(path, sizeof p->path[0], "%s%s%s/%s", dir, *sub ? "/" : "", sub,
                      TES_LLVM_PLUGIN_FILE);
