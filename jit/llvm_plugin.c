@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/strbuf.h"
 #include "ir/support.h"
 
 static const TesLlvm *loaded;
@@ -25,30 +26,79 @@ static const TesLlvm *open_plugin(const char *path, char **err) {
   return NULL;
 }
 
-/* dir/../FILE or dir/FILE of the running binary into buf. */
-static bool beside_binary(char *buf, size_t size, bool up) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+/* The folder of the running binary into buf, symlinks resolved; false when unknown. */
+static bool binary_dir(char *buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size - 1);
   if (n <= 0) return false;
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
+  buf[n] = 0;
+  char *slash = strrchr(buf, '/');
   if (!slash) return false;
   *slash = 0;
-  return snprintf(buf, size, "%s%s/%s", exe, up ? "/.." : "", TES_LLVM_PLUGIN_FILE) <
-         (int)size;
+  return true;
+}
+
+/* Drops the last n folders of dir in place ("/" becomes ""); false when it has fewer. */
+static bool drop_dirs(char *dir, int n) {
+  for (; n > 0; n--) {
+    char *slash = strrchr(dir, '/');
+    if (!slash) return false;
+    *slash = 0;
+  }
+  return true;
+}
+
+enum { MAX_PLACES = 4 };
+typedef struct Places {
+  char path[MAX_PLACES][PATH_MAX + 64];
+  int n;
+} Places;
+
+/* dir/sub/FILE as the next place, unless it is too long or listed already. */
+static void add_place(Places *p, const char *dir, const char *sub) {
+  if (p->n == MAX_PLACES) return;
+  char *path = p->path[p->n];
+  int len = snprintf(path, sizeof p->path[0], "%s%s%s/%s", dir, *sub ? "/" : "", sub,
+                     TES_LLVM_PLUGIN_FILE);
+  if (len < 0 || len >= (int)sizeof p->path[0]) return;
+  for (int i = 0; i < p->n; i++)
+    if (strcmp(p->path[i], path) == 0) return;
+  p->n++;
+}
+
+/* Where the plugin may be, in order (docs/build.md): beside the binary, or one folder up (a
+ * build tree: tes in build/, the C tests in build/tests/); the install's plugin folder found
+ * from the binary (an installed tree that was moved, or staged under DESTDIR); that folder as
+ * configured (a tes binary copied elsewhere alone). meson.build defines the TES_PLUGIN_*. */
+static void plugin_places(Places *p) {
+  p->n = 0;
+  char dir[PATH_MAX], up[PATH_MAX];
+  if (binary_dir(dir, sizeof dir)) {
+    add_place(p, dir, "");
+    strcpy(up, dir);
+    if (drop_dirs(up, 1)) add_place(p, up, "");
+#ifdef TES_PLUGIN_SUBDIR
+    strcpy(up, dir);
+    if (drop_dirs(up, TES_PLUGIN_BIN_DEPTH)) add_place(p, up, TES_PLUGIN_SUBDIR);
+#endif
+  }
+#ifdef TES_PLUGIN_DIR
+  add_place(p, TES_PLUGIN_DIR, "");
+#endif
 }
 
 static const TesLlvm *load(char **err) {
   const char *env = getenv("TES_LLVM_PLUGIN");
   if (env && *env) return open_plugin(env, err);
-  char path[PATH_MAX + 64];
-  for (int up = 0; up <= 1; up++) {
-    if (!beside_binary(path, sizeof path, up)) continue;
-    if (access(path, R_OK) == 0) return open_plugin(path, err);
-  }
+  Places places;
+  plugin_places(&places);
+  for (int i = 0; i < places.n; i++)
+    if (access(places.path[i], R_OK) == 0) return open_plugin(places.path[i], err);
+  StrBuf why = STRBUF_INIT;
+  sb_puts(&why, "cannot find " TES_LLVM_PLUGIN_FILE " (tried ");
+  for (int i = 0; i < places.n; i++) sb_printf(&why, "%s%s", i ? ", " : "", places.path[i]);
+  sb_puts(&why, "); set TES_LLVM_PLUGIN to its path");
   free(*err);
-  *err = xstrdup("cannot find " TES_LLVM_PLUGIN_FILE " (the LLVM back end) beside the tes "
-                 "binary; set TES_LLVM_PLUGIN to its path");
+  *err = sb_take(&why, NULL);
   return NULL;
 }
 

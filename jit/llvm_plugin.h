@@ -1,11 +1,11 @@
 /* llvm_plugin.h: the LLVM back end and the ORC JIT as a plugin. backends/llvm and jit/jit.c
  * link libLLVM, and loading it (relocations, page faults, LLVM's static initialisers) costs
  * about 15 ms, ten times tes's own start. So they are built into a shared object of their own,
- * libtes-llvm.so beside the tes binary, loaded on the first tvm.build: a script that builds
- * nothing starts without LLVM. The plugin exports one function, tes_llvm_plugin, returning
- * this table of the functions of backends/llvm/codegen_llvm.h, jit/jit.h and jit/runtime.h
- * (see there for what each does); cg_llvm_shape_vars needs no LLVM and is linked into both
- * (abi.c). */
+ * libtes-llvm.so (beside tes in the build tree, in <libdir>/tes once installed), loaded on the
+ * first tvm.build: a script that builds nothing starts without LLVM. The plugin exports one
+ * function, tes_llvm_plugin, returning this table of the functions of
+ * backends/llvm/codegen_llvm.h, jit/jit.h and jit/runtime.h (see there for what each does);
+ * cg_llvm_shape_vars needs no LLVM and is linked into both (abi.c). */
 #ifndef TES_JIT_LLVM_PLUGIN_H
 #define TES_JIT_LLVM_PLUGIN_H
 
@@ -36,9 +36,11 @@ typedef const TesLlvm *(*TesLlvmPluginFn)(void);
 #define TES_LLVM_PLUGIN_SYMBOL "tes_llvm_plugin"
 #define TES_LLVM_PLUGIN_FILE "libtes-llvm.so"
 
-/* The plugin's table, loading it on the first call: from $TES_LLVM_PLUGIN when set, else
- * beside the running binary or one folder up (the tests' binaries live in build/tests/). NULL
- * with *err (malloc'd) saying what could not be loaded; a later call tries again. */
+/* The plugin's table, loading it on the first call: from $TES_LLVM_PLUGIN when set, else the
+ * first found of: beside the running binary, one folder up (the tests' binaries live in
+ * build/tests/), the installed plugin folder reached from the binary's, that folder as
+ * configured. NULL with *err (malloc'd) saying what could not be loaded (every place tried);
+ * a later call tries again. */
 const TesLlvm *tes_llvm(char **err);
 
 #endif
