@@ -5,16 +5,7 @@
 #include <stdio.h>
 
 #include "jit/cuda_driver.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 int main(void) {
   int n = cuda_device_count(), major = -1, minor = -1;
@@ -29,6 +20,5 @@ int main(void) {
     CHECK(major >= 3 && major < 100 && minor >= 0 && minor < 10);
   }
   printf("%d CUDA device(s)\n", n);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }
