@@ -122,6 +122,17 @@ HELPER const char *ps(const Stmt *s) {
   return sb_cstr(&sb);
 }
 
+/* "[min, extent]" */
+HELPER const char *pr(Range r) {
+  reset();
+  sb_putc(&sb, '[');
+  ir_print_expr(&sb, r.min);
+  sb_puts(&sb, ", ");
+  ir_print_expr(&sb, r.extent);
+  sb_putc(&sb, ']');
+  return sb_cstr(&sb);
+}
+
 /* tvm.lower(s, args) printed, or "error: MESSAGE". */
 HELPER const char *lowered_with(Schedule *s, const LowerOptions *opt, int nargs, Tensor **args) {
   LoweredFunc *f = lower_run(&A, s, nargs, args, opt);

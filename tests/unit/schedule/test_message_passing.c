@@ -29,17 +29,7 @@ static SchedBounds *with_roots(Schedule *s) {
   return b;
 }
 
-/* "[min, extent]" of iv's range */
-static const char *dom(SchedBounds *b, const IterVar *iv) {
-  Range r = sched_dom(b, iv);
-  reset();
-  sb_putc(&sb, '[');
-  ir_print_expr(&sb, r.min);
-  sb_puts(&sb, ", ");
-  ir_print_expr(&sb, r.extent);
-  sb_putc(&sb, ']');
-  return sb_cstr(&sb);
-}
+static const char *dom(SchedBounds *b, const IterVar *iv) { return pr(sched_dom(b, iv)); }
 
 /* "[min, max]" of iv's set in sets */
 static const char *set_text(const PtrMap *sets, const IterVar *iv) {
@@ -58,6 +48,18 @@ static const char *set_text(const PtrMap *sets, const IterVar *iv) {
     sb_puts(&sb, "+inf");
   sb_putc(&sb, ']');
   return sb_cstr(&sb);
+}
+
+/* B over (m, 16) with i split by factor and i.inner fused with j: the schedule, xo, xi, f. */
+static Schedule *split_fused(int factor, Tensor **b, IterVar **xo, IterVar **xi, IterVar **f) {
+  Tensor *a = placeholder("A", 2, V(m), I(16));
+  Expr *shape[2] = {V(m), I(16)};
+  *b = copy_of("B", a, 2, shape);
+  Schedule *s = schedule(1, *b);
+  CHECK(sched_split(S(s, *b), axis_of(*b, 0), I(factor), NULL, xo, xi));
+  IterVar *pair[2] = {*xi, axis_of(*b, 1)};
+  *f = sched_fuse(S(s, *b), 2, pair);
+  return s;
 }
 
 static IntSet *set_ptr(IntSet s) {
@@ -160,14 +162,9 @@ static void test_message_passing_thread_extent(void) {
 }
 
 static void test_message_passing_up_index(void) {
-  Tensor *a = placeholder("A", 2, V(m), I(16));
-  Expr *shape[2] = {V(m), I(16)};
-  Tensor *b = copy_of("B", a, 2, shape);
-  Schedule *s = schedule(1, b);
-  IterVar *xo, *xi;
-  CHECK(sched_split(S(s, b), axis_of(b, 0), I(32), NULL, &xo, &xi));
-  IterVar *pair[2] = {xi, axis_of(b, 1)};
-  IterVar *f = sched_fuse(S(s, b), 2, pair);
+  Tensor *b;
+  IterVar *xo, *xi, *f;
+  Schedule *s = split_fused(32, &b, &xo, &xi, &f);
   SchedBounds *v = with_roots(s);
   CHECK(v && f && sched_pass_down_domain(v, view_of(v, b), NULL));
   if (!v || !f) return;
@@ -242,14 +239,9 @@ static void test_message_passing_up_domain(void) {
 }
 
 static void test_message_passing_down_mask(void) {
-  Tensor *a = placeholder("A", 2, V(m), I(16));
-  Expr *shape[2] = {V(m), I(16)};
-  Tensor *b = copy_of("B", a, 2, shape);
-  Schedule *s = schedule(1, b);
-  IterVar *xo, *xi;
-  CHECK(sched_split(S(s, b), axis_of(b, 0), I(4), NULL, &xo, &xi));
-  IterVar *pair[2] = {xi, axis_of(b, 1)};
-  IterVar *f = sched_fuse(S(s, b), 2, pair);
+  Tensor *b;
+  IterVar *xo, *xi, *f;
+  Schedule *s = split_fused(4, &b, &xo, &xi, &f);
   SchedBounds *v = normalized(s);
   CHECK(v && f);
   if (!v || !f) return;

@@ -15,6 +15,13 @@ static Tensor *plus_one(const char *name, Tensor *in, Expr *extent, int offset) 
   return compute(name, d, add(at(in, offset ? add(i, I(offset)) : i), F(1)));
 }
 
+/* A over m, then B, C, D each one more than the last: t[0..3]. */
+static void chain(Tensor *t[4]) {
+  t[0] = placeholder("A", 1, V(m));
+  for (int i = 1; i < 4; i++)
+    t[i] = plus_one((const char *[]){"B", "C", "D"}[i - 1], t[i - 1], V(m), 0);
+}
+
 static void test_normalize_rebase(void) {
   Tensor *a = placeholder("A", 1, V(m));
   Tensor *b = plus_one("B", a, V(m), 0);
@@ -98,10 +105,9 @@ static void test_normalize_inline(void) {
 }
 
 static void test_normalize_attach_path(void) {
-  Tensor *a = placeholder("A", 1, V(m));
-  Tensor *b = plus_one("B", a, V(m), 0);
-  Tensor *c = plus_one("C", b, V(m), 0);
-  Tensor *d = plus_one("D", c, V(m), 0);
+  Tensor *t[4];
+  chain(t);
+  Tensor *b = t[1], *c = t[2], *d = t[3];
   /* at a split's inner loop: that loop, then the outer one */
   Schedule *s = schedule(1, c);
   IterVar *xo, *xi;
@@ -129,10 +135,9 @@ static void test_normalize_attach_path(void) {
 }
 
 static void test_normalize_refuses(void) {
-  Tensor *a = placeholder("A", 1, V(m));
-  Tensor *b = plus_one("B", a, V(m), 0);
-  Tensor *c = plus_one("C", b, V(m), 0);
-  Tensor *d = plus_one("D", c, V(m), 0);
+  Tensor *t[4];
+  chain(t);
+  Tensor *b = t[1], *c = t[2], *d = t[3];
   Schedule *s = schedule(1, d);
   CHECK(sched_compute_at(S(s, b), S(s, c), axis_of(c, 0)));
   CHECK(sched_compute_inline(S(s, c)));
