@@ -6,9 +6,14 @@
 #include <stdbool.h>
 
 /* The number of CUDA devices the driver reports: 0 when there is no driver, it fails to
- * initialise, or it sees no device. The first call loads and initialises the driver; the
- * answer is kept for the session. */
+ * initialise, or it sees no device. The first call loads and initialises the driver (the
+ * library $TES_CUDA_DRIVER names when set, else libcuda.so.1); the answer is kept for the
+ * session. */
 int cuda_device_count(void);
+
+/* Why cuda_device_count() is 0, in a sentence (the loader's message, the missing entry point
+ * or the driver's error code); NULL when there are devices. */
+const char *cuda_driver_error(void);
 
 /* Whether CUDA device `id` exists. */
 bool cuda_device_exists(int id);

@@ -8,22 +8,7 @@
 #include <string.h>
 
 #include "jit/ndarray.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
-
-/* For checks inside big loops: only failures are reported and counted. */
-#define CHECK_QUIET(cond)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
-  } while (0)
+#include "tests/unit/check.h"
 
 static void test_ndarray_elem_bytes(void) {
   CHECK(nd_elem_bytes(DT_F32) == 4);
@@ -135,7 +120,5 @@ int main(void) {
   test_ndarray_copy();
   test_ndarray_half_exact();
   test_ndarray_half_rounding();
-  printf("%d passed, %d failed\n", passed, failed);
-  fflush(stdout);
-  return failed ? 1 : 0;
+  return finish();
 }

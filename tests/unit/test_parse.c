@@ -8,18 +8,7 @@
 
 #include "frontend/lang/parse.h"
 #include "frontend/lang/value.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond) {                                                                                    \
-      passed++;                                                                                    \
-    } else {                                                                                       \
-      failed++;                                                                                    \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
-    }                                                                                              \
-  } while (0)
+#include "tests/unit/check.h"
 
 /* ---- helpers ---- */
 
@@ -865,6 +854,5 @@ int main(void) {
   test_parse_locations();
   test_parse_sources();
   test_parse_dump_statements();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return finish();
 }

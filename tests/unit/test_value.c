@@ -9,22 +9,7 @@
 
 #include "frontend/lang/interp.h"
 #include "frontend/lang/value.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
-
-/* For checks inside big loops: only failures are reported and counted. */
-#define CHECK_QUIET(cond)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Interp *I;
 
@@ -1318,7 +1303,5 @@ int main(void) {
   test_attrs();
   test_gc();
   interp_free(I);
-  printf("%d passed, %d failed\n", passed, failed);
-  fflush(stdout); /* LeakSanitizer's report at exit would otherwise beat the buffer */
-  return failed ? 1 : 0;
+  return finish();
 }

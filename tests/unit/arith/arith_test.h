@@ -1,4 +1,4 @@
-/* arith_test.h: what the tests of ir/arith/ share: the CHECK macros of the house, a parser
+/* arith_test.h: what the tests of ir/arith/ share: the checks of tests/unit/check.h, a parser
  * that reads expressions in the printer's own syntax (so that a test reads
  * "floordiv(((i.outer*32) + i.inner), 32)" and compares against printed text), and a reference
  * evaluator with floor-division semantics for the randomized tests. Each test includes it
@@ -12,29 +12,9 @@
 
 #include "ir/arith/arith.h"
 #include "ir/printer.h"
+#include "tests/unit/check.h"
 
 #define HELPER static __attribute__((unused))
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
-
-/* For checks inside big loops: only failures are reported and counted. */
-#define CHECK_QUIET(cond)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
-  } while (0)
-
-HELPER int finish(void) {
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
-}
 
 /* ---- the test's world: one arena, one analyzer, variables by name ---- */
 

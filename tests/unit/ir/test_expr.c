@@ -1,40 +1,14 @@
 /* test_expr.c: unit tests of ir/expr.c (the constructors, their dtype checks, ir_seq's
  * flattening, constant tests, structural equality, the kind-name tables) and of the dtype
  * names of ir/dtype.c, which every constructor test leans on. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "ir/expr.h"
 #include "ir/tensor.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Arena A;
-
-/* Runs fn in a child and reports whether it ended in an internal error (abort). */
-static bool dies(void (*fn)(void)) {
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen("/dev/null", "w", stderr);
-    fn();
-    _exit(0);
-  }
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
 
 static bool parses_as(const char *name, DType want) {
   DType t;
@@ -278,6 +252,5 @@ int main(void) {
   test_expr_equal();
   test_expr_checks();
   arena_free(&A);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

@@ -6,16 +6,7 @@
 
 #include "ir/expr.h"
 #include "ir/tensor.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Arena A;
 static Buffer buf_b = {.name = "B", .dtype = DT_F32, .ndim = 1};
@@ -213,6 +204,5 @@ int main(void) {
   test_mutator_stmt_hook();
   test_mutator_visitor();
   arena_free(&A);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

@@ -8,24 +8,7 @@
 
 #include "ir/printer.h"
 #include "ir/tensor.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
-
-/* Compares printed text with the golden, showing both on a mismatch. */
-#define CHECK_TEXT(got, want)                                                                      \
-  do {                                                                                             \
-    const char *g_ = (got), *w_ = (want);                                                          \
-    CHECK(strcmp(g_, w_) == 0);                                                                    \
-    if (strcmp(g_, w_) != 0) printf("--- want\n%s\n--- got\n%s\n---\n", w_, g_);                   \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Arena A;
 static StrBuf sb;
@@ -481,6 +464,5 @@ int main(void) {
   test_printer_other_stmts();
   sb_free(&sb);
   arena_free(&A);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

@@ -6,16 +6,7 @@
 #include <string.h>
 
 #include "ir/strbuf.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static void test_strbuf_grows(void) {
   StrBuf b = STRBUF_INIT;
@@ -49,6 +40,5 @@ static void test_strbuf_fallible(void) {
 int main(void) {
   test_strbuf_grows();
   test_strbuf_fallible();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

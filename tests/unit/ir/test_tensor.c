@@ -1,40 +1,14 @@
 /* test_tensor.c: unit tests of ir/tensor.c: placeholders, compute axes, compute ops with one
  * and several outputs, and the reduce axes and input tensors read off a body. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "ir/expr.h"
 #include "ir/printer.h"
 #include "ir/tensor.h"
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Arena A;
-
-/* Runs fn in a child and reports whether it ended in an internal error (abort). */
-static bool dies(void (*fn)(void)) {
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen("/dev/null", "w", stderr);
-    fn();
-    _exit(0);
-  }
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
 
 static Expr *var_n(void) { return ir_varref(&A, ir_var(&A, "n", DT_I32)); }
 
@@ -227,6 +201,5 @@ int main(void) {
   test_tensor_print();
   test_tensor_checks();
   arena_free(&A);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

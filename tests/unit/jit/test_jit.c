@@ -1,108 +1,10 @@
-/* test_jit.c: jit/jit.c (loading objects into the ORC session, lookups, unloading, errors) and
- * jit/runtime.c (the thread pool of parallel loops). */
-#include <stdatomic.h>
+/* test_jit.c: jit/jit.c (loading objects into the ORC session, lookups, unloading, errors);
+ * jit/runtime.c's thread pool is test_runtime.c's. */
 #include <stdlib.h>
 
 #include "../schedule/sched_test.h"
 #include "backends/llvm/codegen_llvm.h"
 #include "jit/jit.h"
-#include "jit/runtime.h"
-
-/* ---- the thread pool ---- */
-
-typedef struct Visits {
-  int64_t n;
-  atomic_int *count;
-  atomic_int calls;
-  int64_t fail_at; /* the chunk holding this index returns 7; -1: none */
-} Visits;
-
-static int32_t visit(int64_t begin, int64_t end, void *closure) {
-  Visits *v = closure;
-  atomic_fetch_add(&v->calls, 1);
-  for (int64_t i = begin; i < end; i++) atomic_fetch_add(&v->count[i], 1);
-  return v->fail_at >= begin && v->fail_at < end ? 7 : 0;
-}
-
-static void test_jit_parallel_for(void) {
-  static const int64_t sizes[] = {0, 1, 2, 3, 5, 1000, 100003};
-  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-    int64_t n = sizes[k];
-    Visits v = {n, calloc((size_t)n + 1, sizeof(atomic_int)), 0, -1};
-    CHECK(rt_parallel_for(n, visit, &v) == 0);
-    int once = 0;
-    for (int64_t i = 0; i < n; i++) once += atomic_load(&v.count[i]) == 1;
-    CHECK(once == n);
-    CHECK(atomic_load(&v.calls) <= rt_num_threads());
-    free(v.count);
-  }
-}
-
-static void test_jit_parallel_error(void) {
-  Visits v = {1000, calloc(1000, sizeof(atomic_int)), 0, 500};
-  CHECK(rt_parallel_for(1000, visit, &v) == 7);
-  int once = 0;
-  for (int i = 0; i < 1000; i++) once += atomic_load(&v.count[i]) == 1;
-  CHECK(once == 1000); /* the other chunks still ran */
-  free(v.count);
-}
-
-/* A parallel loop inside a chunk runs on the calling thread. */
-static int32_t outer(int64_t begin, int64_t end, void *closure) {
-  Visits *v = closure;
-  for (int64_t i = begin; i < end; i++) {
-    Visits inner = {10, v->count + i * 10, 0, -1};
-    int32_t rc = rt_parallel_for(10, visit, &inner);
-    if (rc || atomic_load(&inner.calls) != 1) return 3;
-  }
-  return 0;
-}
-
-static void test_jit_parallel_nested(void) {
-  Visits v = {640, calloc(640, sizeof(atomic_int)), 0, -1};
-  CHECK(rt_parallel_for(64, outer, &v) == 0);
-  int once = 0;
-  for (int i = 0; i < 640; i++) once += atomic_load(&v.count[i]) == 1;
-  CHECK(once == 640);
-  free(v.count);
-}
-
-/* Ctrl-C: with the flag set no chunk starts; chunks that stop on it (as generated code does)
- * pass RT_ERR_INTERRUPTED on, every worker still reports in, and the pool runs the next loop
- * once the flag is clear. */
-static int32_t stop_at_flag(int64_t begin, int64_t end, void *closure) {
-  Visits *v = closure;
-  atomic_fetch_add(&v->calls, 1);
-  atomic_store(rt_interrupt_flag(), 1);
-  return RT_ERR_INTERRUPTED;
-}
-
-static void test_jit_parallel_interrupt(void) {
-  CHECK(rt_interrupt_flag() == &rt_interrupt_requested);
-  Visits v = {1000, calloc(1000, sizeof(atomic_int)), 0, -1};
-  atomic_store(rt_interrupt_flag(), 1);
-  CHECK(rt_parallel_for(1000, visit, &v) == RT_ERR_INTERRUPTED);
-  CHECK(atomic_load(&v.calls) == 0);
-  atomic_store(rt_interrupt_flag(), 0);
-  for (int round = 0; round < 3; round++) {
-    CHECK(rt_parallel_for(1000, stop_at_flag, &v) == RT_ERR_INTERRUPTED);
-    CHECK(atomic_load(&v.calls) >= 1);
-    atomic_store(rt_interrupt_flag(), 0);
-    atomic_store(&v.calls, 0);
-    CHECK(rt_parallel_for(1000, visit, &v) == 0);
-    int once = 0;
-    for (int i = 0; i < 1000; i++) once += atomic_exchange(&v.count[i], 0) == 1;
-    CHECK(once == 1000);
-    atomic_store(&v.calls, 0);
-  }
-  /* a host's flag replaces the runtime's own */
-  atomic_int host = 1;
-  rt_set_interrupt_flag(&host);
-  CHECK(rt_parallel_for(1000, visit, &v) == RT_ERR_INTERRUPTED && atomic_load(&v.calls) == 0);
-  rt_set_interrupt_flag(NULL);
-  CHECK(rt_parallel_for(1000, visit, &v) == 0);
-  free(v.count);
-}
 
 /* ---- the JIT ---- */
 
@@ -208,13 +110,7 @@ static void test_jit_bad_object(void) {
 }
 
 int main(void) {
-  setenv("TES_NUM_THREADS", "3", 1);
   arena_init(&A);
-  CHECK(rt_num_threads() == 3);
-  test_jit_parallel_for();
-  test_jit_parallel_error();
-  test_jit_parallel_nested();
-  test_jit_parallel_interrupt();
   test_jit_same_names();
   test_jit_externals();
   test_jit_bad_object();

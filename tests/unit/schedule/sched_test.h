@@ -1,5 +1,5 @@
-/* sched_test.h: what the tests of ir/schedule/, ir/pass/ and ir/lower.c share: the CHECK
- * macros of the house, one arena, and short builders for the tensor expressions of the seed
+/* sched_test.h: what the tests of ir/schedule/, ir/pass/ and ir/lower.c share: the checks
+ * of tests/unit/check.h, one arena, and short builders for the tensor expressions of the seed
  * tutorials (placeholders, computes, sums) so that a test reads like the TES it stands for.
  * Each test includes it once; every helper is static, and unused ones are fine. */
 #ifndef TES_TEST_SCHED_TEST_H
@@ -12,31 +12,9 @@
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule/schedule.h"
+#include "tests/unit/check.h"
 
 #define HELPER static __attribute__((unused))
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
-
-/* Compares printed text with the golden, showing both on a mismatch. */
-#define CHECK_TEXT(got, want)                                                                      \
-  do {                                                                                             \
-    const char *g_ = (got), *w_ = (want);                                                          \
-    CHECK(strcmp(g_, w_) == 0);                                                                    \
-    if (strcmp(g_, w_) != 0) printf("--- want\n%s\n--- got\n%s\n---\n", w_, g_);                   \
-  } while (0)
-
-HELPER int finish(void) {
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
-}
 
 static Arena A;
 static StrBuf sb;
@@ -141,6 +119,17 @@ HELPER const char *pe(const Expr *e) {
 HELPER const char *ps(const Stmt *s) {
   reset();
   ir_print_stmt(&sb, s, 0);
+  return sb_cstr(&sb);
+}
+
+/* "[min, extent]" */
+HELPER const char *pr(Range r) {
+  reset();
+  sb_putc(&sb, '[');
+  ir_print_expr(&sb, r.min);
+  sb_puts(&sb, ", ");
+  ir_print_expr(&sb, r.extent);
+  sb_putc(&sb, ']');
   return sb_cstr(&sb);
 }
 

@@ -11,18 +11,12 @@ static Var *m, *n;
 static const char *range_of(Schedule *s, const IterVar *iv) {
   SchedBounds *b = sched_infer_bound(s, &A);
   Range r;
+  if (b && sched_bound(b, iv, &r)) return pr(r);
   reset();
-  if (!b) {
+  if (!b)
     sb_printf(&sb, "error: %s", sched_error(s));
-  } else if (!sched_bound(b, iv, &r)) {
+  else
     sb_puts(&sb, "none");
-  } else {
-    sb_putc(&sb, '[');
-    ir_print_expr(&sb, r.min);
-    sb_puts(&sb, ", ");
-    ir_print_expr(&sb, r.extent);
-    sb_putc(&sb, ']');
-  }
   return sb_cstr(&sb);
 }
 

@@ -1,0 +1,28 @@
+/* sched_view.h: the lowering's view of a schedule (ir/schedule/normalize.c) made on its own,
+ * for the tests of normalize.c and message_passing.c, which look inside it (sched_impl.h)
+ * without the bound inference that sched_infer_bound runs after it. */
+#ifndef TES_TEST_SCHED_VIEW_H
+#define TES_TEST_SCHED_VIEW_H
+
+#include "ir/schedule/sched_impl.h"
+#include "tests/unit/schedule/sched_test.h"
+
+/* s normalized, its maps empty but op_index and bind; NULL (sched_error set) when refused. */
+HELPER SchedBounds *normalized(Schedule *s) {
+  SchedBounds *b = arena_alloc(&A, sizeof *b);
+  *b = (SchedBounds){.arena = &A, .sch = s};
+  sched_map_init(&b->op_index, &A);
+  sched_map_init(&b->dom, &A);
+  sched_map_init(&b->var_set, &A);
+  sched_map_init(&b->bind, &A);
+  sched_map_init(&b->thread_stage, &A);
+  return sched_normalize(b) ? b : NULL;
+}
+
+HELPER LStage *view_of(SchedBounds *b, Tensor *t) { return sched_lstage(b, t->op); }
+
+HELPER IterVar *thread_axis(const char *tag) {
+  return ir_itervar(&A, var(tag), (Range){NULL, NULL}, ITER_THREAD, tag);
+}
+
+#endif
