@@ -634,18 +634,13 @@ static void help_overview(Interp *I) {
   val_decref(names);
 }
 
-static const ModuleDef *find_module_def(const char *name) {
-  for (int i = 0; mod_table[i]; i++)
-    if (strcmp(mod_table[i]->name, name) == 0) return mod_table[i];
-  return NULL;
-}
-
 static void help_module(Interp *I, Value *m) {
   const char *name = m->u.mod->name ? m->u.mod->name->u.str.s : "?";
-  const ModuleDef *def = find_module_def(name);
+  char *doc = mod_doc(name);
   printf("module %s", name);
-  if (def && def->doc) printf(": %s", def->doc);
+  if (doc) printf(": %s", doc);
   putchar('\n');
+  free(doc);
   if (m->u.mod->pending) printf("  (not supported yet: %s)\n", m->u.mod->pending);
   Value *names = val_dir(I, m);
   if (!names) {
@@ -713,7 +708,7 @@ static Value *lookup_help(Interp *I, const char *name) {
   for (size_t k = n; !v && k > 0; k--) {
     if (k < n && name[k] != '.') continue;
     char *mod = xstrndup(name, k);
-    bool known = find_module_def(mod) != NULL;
+    bool known = mod_known(mod);
     if (known && !(v = mod_import(I, interp_modules(I), mod))) interp_error_clear(I);
     free(mod);
     if (v && k < n) v = lookup_attrs(I, v, name + k + 1, n - k - 1);

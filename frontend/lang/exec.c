@@ -181,12 +181,6 @@ Value *interp_make_function(Interp *I, Frame *F, FuncDef *def) {
   return fn;
 }
 
-static bool is_builtin_module(const char *dotted) {
-  for (const ModuleDef *const *m = mod_table; *m; m++)
-    if (strcmp((*m)->name, dotted) == 0) return true;
-  return false;
-}
-
 /* `import a.b` binds `a` to module a (loading a.b too); `import a.b as c` binds c to a.b. */
 static ExecStatus exec_import(Interp *I, Frame *F, Node *n) {
   for (int i = 0; i < n->u.imp.n; i++) {
@@ -213,7 +207,9 @@ static Value *import_from(Interp *I, Value *m, const char *module, Sym *name) {
   size_t len = strlen(module) + 1 + (size_t)name->u.str.len + 1;
   char *sub = xmalloc(len);
   snprintf(sub, len, "%s.%s", module, SYM_STR(name));
-  Value *v = is_builtin_module(sub) ? mod_import(I, I->modules, sub) : val_getattr_opt(I, m, name);
+  /* the member first, as Python: a package's function may share a submodule's name */
+  Value *v = val_getattr_opt(I, m, name);
+  if (!v && !interp_error_pending(I) && mod_known(sub)) v = mod_import(I, I->modules, sub);
   free(sub);
   if (!v && !interp_error_pending(I))
     interp_raise(I, EXC_ImportError, "cannot import name '%s' from '%s'", SYM_STR(name), module);

@@ -12,6 +12,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules.h"
 #include "frontend/lang/modules_impl.h"
+#include "frontend/lang/stdlib.h"
 #include "ir/strbuf.h"
 
 /* ---- math ---- */
@@ -625,9 +626,7 @@ static const ModuleDef mod_os_path = {"os.path", path_funcs, path_init,
 
 const ModuleDef *const mod_table[] = {
     &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_future,
-    &mod_tvm, &mod_tvm_te, &mod_tvm_tir, &mod_tvm_topi, &mod_tvm_topi_nn, &mod_tvm_topi_tag,
-    &mod_tvm_topi_utils, &mod_tvm_topi_generic, &mod_tvm_topi_x86, &mod_tvm_topi_cuda,
-    &mod_tvm_topi_testing, &mod_tvm_target,
+    &mod_tvm, &mod_tvm_te, &mod_tvm_tir, &mod_tvm_topi, &mod_tvm_target,
     &mod_tvm_nd, &mod_tvm_testing, &mod_tvm_transform, &mod_tvm_contrib, &mod_tvm_contrib_nvcc,
     &mod_tvm_contrib_utils, &mod_tvm_rpc, &mod_numpy, &mod_vta, &mod_vta_testing, NULL,
 };
@@ -644,10 +643,75 @@ static const char *find_alias(const char *name, size_t len) {
   return NULL;
 }
 
+/* A dotted name's last parts as a path below a package's folder: "nn.pooling" as
+ * "nn/pooling"; false for a part that is not a plain name (or is __init__, which is the
+ * package itself). */
+static bool rest_as_path(const char *rest, size_t len, StrBuf *b) {
+  size_t part = 0;
+  for (size_t i = 0; i <= len; i++) {
+    char c = i < len ? rest[i] : '.';
+    if (c == '.') {
+      if (part == 0 || (part == 8 && memcmp(rest + i - 8, "__init__", 8) == 0)) return false;
+      if (i < len) sb_putc(b, '/');
+      part = 0;
+      continue;
+    }
+    bool name_char = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     (part > 0 && c >= '0' && c <= '9');
+    if (!name_char) return false;
+    sb_putc(b, c);
+    part++;
+  }
+  return true;
+}
+
+/* Modules found by path, so that adding one is adding its file: below a package of mod_table
+ * written in TES (tvm.topi, source "topi/__init__.tes"), PACKAGE.A.B is the file A/B.tes, or
+ * the package A/B/__init__.tes, in the package's folder of stdlib/. The stdlib path (living as
+ * long as the process), or NULL. */
+static const char *path_of(const char *dotted, size_t len) {
+  static const char init[] = "__init__.tes";
+  for (const ModuleDef *const *d = mod_table; *d; d++) {
+    const char *src = (*d)->source;
+    size_t n = strlen((*d)->name), sn = src ? strlen(src) : 0;
+    if (sn < sizeof init - 1 || strcmp(src + sn - (sizeof init - 1), init) != 0) continue;
+    if (len <= n + 1 || memcmp(dotted, (*d)->name, n) != 0 || dotted[n] != '.') continue;
+    StrBuf b = STRBUF_INIT;
+    sb_putn(&b, src, sn - (sizeof init - 1));
+    const char *found = NULL;
+    if (rest_as_path(dotted + n + 1, len - n - 1, &b)) {
+      size_t stem = b.len;
+      sb_puts(&b, "/__init__.tes"); /* a package first, as Python looks */
+      if (!(found = stdlib_find(sb_cstr(&b)))) {
+        b.len = stem;
+        sb_puts(&b, ".tes");
+        found = stdlib_find(sb_cstr(&b));
+      }
+    }
+    sb_free(&b);
+    if (found) return found;
+  }
+  return NULL;
+}
+
+bool mod_known(const char *dotted) {
+  size_t n = strlen(dotted);
+  return find_def(dotted, n) || find_alias(dotted, n) || path_of(dotted, n);
+}
+
+char *mod_doc(const char *dotted) {
+  size_t n = strlen(dotted);
+  const ModuleDef *def = find_def(dotted, n);
+  if (def && def->doc) return xstrdup(def->doc);
+  const char *path = def ? def->source : path_of(dotted, n);
+  return path ? stdlib_doc(path) : NULL;
+}
+
 /* ImportError naming the shortest unknown prefix, as Python names 'foo' for `import foo.bar`. */
 static int check_known(Interp *I, const char *dotted) {
   for (size_t i = 0;; i++) {
-    if ((dotted[i] == '.' || !dotted[i]) && !find_def(dotted, i) && !find_alias(dotted, i)) {
+    if ((dotted[i] == '.' || !dotted[i]) && !find_def(dotted, i) && !find_alias(dotted, i) &&
+        !path_of(dotted, i)) {
       interp_raise(I, EXC_ImportError, "no module named '%.*s'", (int)i, dotted);
       return -1;
     }
@@ -655,12 +719,18 @@ static int check_known(Interp *I, const char *dotted) {
   }
 }
 
-/* Makes `m` the attribute of its parent module (already in the cache) under its last name. */
-static void link_parent(Value *cache, const char *name, Value *m) {
+/* Makes `m` the attribute of its parent module (already in the cache) under its last name. A
+ * module found by path joins its parent only once the parent's file has run and left the name
+ * free: a package may define a function named as one of its files (nn.conv2d, nn/conv2d.tes),
+ * and a parent not yet loaded finds its child by path on the first lookup (mod_getattr_miss). */
+static void link_parent(Value *cache, const char *name, Value *m, bool by_path) {
   const char *dot = strrchr(name, '.');
   if (!dot) return;
   Value *parent = dict_get_sym(cache, sym_intern(name, (size_t)(dot - name)));
-  if (parent) dict_set_sym(parent->u.mod->dict, sym_cstr(dot + 1), m);
+  if (!parent) return;
+  Sym *key = sym_cstr(dot + 1);
+  if (by_path && (parent->u.mod->source || dict_get_sym(parent->u.mod->dict, key))) return;
+  dict_set_sym(parent->u.mod->dict, key, m);
 }
 
 /* A package imports its builtin submodules, as `import os` gives os.path and `import tvm`
@@ -677,7 +747,7 @@ static int import_children(Interp *I, Value *cache, const char *name) {
   return 0;
 }
 
-static Value *build_module(Interp *I, Value *cache, const ModuleDef *def) {
+static Value *build_module(Interp *I, Value *cache, const ModuleDef *def, bool by_path) {
   Value *m = val_module_new(def->name);
   Sym *key = sym_cstr(def->name);
   m->u.mod->pending = def->pending;
@@ -686,7 +756,7 @@ static Value *build_module(Interp *I, Value *cache, const ModuleDef *def) {
     bi_set_member_take(m, f->name, val_builtin(f, NULL));
   /* cached before init, as Python's sys.modules, so a child importing its parent finds it */
   dict_set_sym(cache, key, m);
-  link_parent(cache, def->name, m);
+  link_parent(cache, def->name, m, by_path);
   if ((def->init && def->init(I, m) < 0) || import_children(I, cache, def->name) < 0) {
     Value *err = interp_error_take(I);
     if (dict_del(I, cache, key) < 0) interp_error_clear(I);
@@ -718,5 +788,20 @@ Value *mod_import(Interp *I, Value *cache, const char *dotted) {
     m = dict_get_sym(cache, sym_cstr(dotted)); /* the parent imported its children */
     if (m) return val_incref(m);
   }
-  return build_module(I, cache, find_def(dotted, strlen(dotted)));
+  size_t n = strlen(dotted);
+  const ModuleDef *def = find_def(dotted, n);
+  if (def) return build_module(I, cache, def, false);
+  ModuleDef by_path = {dotted, NULL, NULL, NULL, NULL, path_of(dotted, n)};
+  return build_module(I, cache, &by_path, true);
+}
+
+Value *mod_getattr_miss(Interp *I, Value *m, Sym *name) {
+  if (mod_load_source(I, m) < 0) return NULL;
+  Value *v = dict_get_sym(m->u.mod->dict, name);
+  if (v) return val_incref(v);
+  StrBuf b = STRBUF_INIT;
+  sb_printf(&b, "%s.%s", m->u.mod->name->u.str.s, SYM_STR(name));
+  v = path_of(b.s, b.len) ? mod_import(I, interp_modules(I), b.s) : NULL;
+  sb_free(&b);
+  return v;
 }

@@ -10,9 +10,11 @@ typedef struct ModuleDef {
   const Builtin *funcs;  /* {0}-terminated, may be NULL */
   /* Adds constants and other members; -1 with an exception raised on failure. May be NULL. */
   int (*init)(Interp *I, Value *module);
-  const char *doc;
+  const char *doc;       /* NULL for a module written in TES: its file's (mod_doc) */
   const char *pending;   /* see Module.pending in value.h; NULL for complete modules */
-  const char *source;    /* see Module.source in value.h; NULL for builtin modules */
+  /* see Module.source in value.h; NULL for builtin modules. A package's ("topi/__init__.tes")
+   * submodules are the files in its folder, found by path. */
+  const char *source;
 } ModuleDef;
 
 /* Every builtin module, {0}-terminated (modules.c). */
@@ -21,6 +23,18 @@ extern const ModuleDef *const mod_table[];
 /* `import a.b`: returns module "a.b" (new reference), importing parents first. ImportError
  * naming the module if unknown. Cached per Interp in the dict `cache`. */
 Value *mod_import(Interp *I, Value *cache, const char *dotted);
+
+/* Whether `import DOTTED` finds a module: a builtin one, an alias, or a file of stdlib/ below a
+ * package written in TES (found by path, modules.c). */
+bool mod_known(const char *dotted);
+
+/* Module DOTTED's doc line (malloc'd), or NULL: its ModuleDef's, else its stdlib file's. */
+char *mod_doc(const char *dotted);
+
+/* Module m has no member `name`: runs its file if it is written in TES and not loaded yet, then
+ * looks again, then imports submodule m.NAME if one is found by path. New reference; NULL if
+ * absent (nothing raised) or on error (raised). */
+Value *mod_getattr_miss(Interp *I, Value *m, Sym *name);
 
 /* Fills the builtins dict: functions, type objects, exception classes, constants. */
 void builtins_install(Interp *I, Value *builtins);

@@ -8,8 +8,7 @@
 /* ---- module definitions living outside modules.c (it lists them all in mod_table) ---- */
 extern const ModuleDef mod_sys;                                     /* mod_sys.c */
 extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/packages.c */
-    mod_tvm_topi, mod_tvm_topi_nn, mod_tvm_topi_tag, mod_tvm_topi_utils, mod_tvm_topi_generic,
-    mod_tvm_topi_x86, mod_tvm_topi_cuda, mod_tvm_topi_testing, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
+    mod_tvm_topi, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
     mod_tvm_transform, mod_tvm_contrib, mod_tvm_contrib_nvcc, mod_tvm_contrib_utils,
     mod_tvm_rpc, mod_numpy, mod_vta, mod_vta_testing;
 

@@ -629,11 +629,8 @@ static Value *special_attr(Value *obj, Sym *name) {
 Value *val_getattr_opt(Interp *I, Value *obj, Sym *name) {
   if (obj->kind == VAL_MODULE) {
     Value *v = dict_get_sym(obj->u.mod->dict, name);
-    if (!v && obj->u.mod->source) { /* a module written in TES, not loaded yet */
-      if (mod_load_source(I, obj) < 0) return NULL;
-      v = dict_get_sym(obj->u.mod->dict, name);
-    }
     if (v) return val_incref(v);
+    if ((v = mod_getattr_miss(I, obj, name)) || interp_error_pending(I)) return v;
   }
   if (obj->kind == VAL_OBJ && obj->u.obj.cls->getattr) {
     Value *v = obj->u.obj.cls->getattr(I, obj, name);

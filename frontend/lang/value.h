@@ -76,7 +76,7 @@ typedef struct Module {
   /* Issues not landed yet: getattr of a missing member raises
    * "not supported yet: NAME.MEMBER (PENDING)". NULL for complete modules. */
   const char *pending;
-  /* A module written in TES (stdlib/SOURCE, e.g. "topi/nn.tes"): its members are defined by
+  /* A module written in TES (stdlib/SOURCE, e.g. "topi/tag.tes"): its members are defined by
    * running that file, on the first lookup of a member it does not have yet (stdlib.c). NULL
    * once loaded, and for builtin modules. */
   const char *source;

@@ -27,25 +27,9 @@ const ModuleDef mod_tvm_te = {
 const ModuleDef mod_tvm_tir = {
     "tvm.tir",  bi_tir_funcs, bi_tir_module_init, "loop-level IR: const, Select, Cast, decl_buffer",
     TE_PENDING, NULL};
-/* TOPI is written in TES (stdlib/topi/), each module loaded on its first use. */
-#define SOURCE_MODULE(var, name, doc, source)                                                      \
-  const ModuleDef var = {name, NULL, NULL, doc, NULL, source};
-SOURCE_MODULE(mod_tvm_topi, "tvm.topi", "TOPI: tensor operators (stdlib/topi/__init__.tes)",
-              "topi/__init__.tes")
-SOURCE_MODULE(mod_tvm_topi_nn, "tvm.topi.nn", "neural-network operators (stdlib/topi/nn.tes)",
-              "topi/nn.tes")
-SOURCE_MODULE(mod_tvm_topi_tag, "tvm.topi.tag", "the tags TOPI gives its operations",
-              "topi/tag.tes")
-SOURCE_MODULE(mod_tvm_topi_utils, "tvm.topi.utils", "helpers shared by TOPI's operators",
-              "topi/utils.tes")
-SOURCE_MODULE(mod_tvm_topi_generic, "tvm.topi.generic",
-              "schedules for any target; CPU schedules when the target is llvm", "topi/generic.tes")
-SOURCE_MODULE(mod_tvm_topi_x86, "tvm.topi.x86", "CPU schedules: vectorized, parallel, blocked",
-              "topi/x86.tes")
-SOURCE_MODULE(mod_tvm_topi_cuda, "tvm.topi.cuda", "GPU operators and schedules", "topi/cuda.tes")
-SOURCE_MODULE(mod_tvm_topi_testing, "tvm.topi.testing",
-              "reference implementations of TOPI over the numpy subset", "topi/testing.tes")
-#undef SOURCE_MODULE
+/* TOPI is written in TES (stdlib/topi/): its modules are the files below topi/, found by path
+ * (modules.c), each loaded on its first use; their doc lines come from the files. */
+const ModuleDef mod_tvm_topi = {"tvm.topi", NULL, NULL, NULL, NULL, "topi/__init__.tes"};
 const ModuleDef mod_tvm_target = {"tvm.target",
                                   bi_build_target_funcs,
                                   bi_build_target_init,
