@@ -12,8 +12,6 @@
 
 #include "frontend/tvm/te_impl.h"
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_USER } RedKind;
 
 typedef struct Reducer {
