@@ -624,7 +624,7 @@ static const ModuleDef mod_os_path = {"os.path", path_funcs, path_init,
 /* ---- the module table and import ---- */
 
 const ModuleDef *const mod_table[] = {
-    &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_future,
+    &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_resource, &mod_future,
     &mod_tvm, &mod_tvm_te, &mod_tvm_tir, &mod_tvm_topi, &mod_tvm_topi_nn, &mod_tvm_topi_tag,
     &mod_tvm_topi_utils, &mod_tvm_topi_generic, &mod_tvm_topi_x86, &mod_tvm_topi_cuda,
     &mod_tvm_topi_testing, &mod_tvm_target,
