@@ -1,7 +1,9 @@
 /* jit.c: the process's ORC LLJIT session and the JITDylibs of loaded objects. The session
- * starts on the first load and lives until the process ends. A JITDylib, once its object is
- * unloaded, is cleared and kept for the next load (ORC's C API cannot remove one), so a REPL
- * that builds in a loop holds as many as it has modules alive, not as many as it has built.
+ * starts on the first load and lives until the process ends. Each loaded object is added under
+ * a ResourceTracker of its own, and unloading removes the tracker, which frees the object's
+ * code and memory. Its JITDylib is then cleared and kept for the next load (ORC's C API cannot
+ * remove one), so a REPL that builds in a loop holds as many as it has modules alive, not as
+ * many as it has built.
  * Every LLVM error comes back as its message. jit_export_shared, at the end, makes a shared
  * object of an object file with the system's C compiler instead. */
 #include <errno.h>
@@ -26,6 +28,7 @@
 
 struct JitLib {
   LLVMOrcJITDylibRef jd;
+  LLVMOrcResourceTrackerRef rt; /* the object's code and memory */
 };
 
 static struct {
@@ -129,6 +132,20 @@ static void put_dylib(LLVMOrcJITDylibRef jd) {
   S.spare[S.nspare++] = jd;
 }
 
+/* Frees what rt tracks (the object), then what the JITDylib holds besides (the runtime's
+ * symbols, defined again at the next load), and keeps the JITDylib for the next load. Called
+ * with S.lock; rt may be NULL. */
+static void release_dylib(LLVMOrcJITDylibRef jd, LLVMOrcResourceTrackerRef rt) {
+  if (rt) {
+    LLVMErrorRef e = LLVMOrcResourceTrackerRemove(rt);
+    if (e) LLVMConsumeError(e);
+    LLVMOrcReleaseResourceTracker(rt);
+  }
+  LLVMErrorRef e = LLVMOrcJITDylibClear(jd);
+  if (e) LLVMConsumeError(e);
+  put_dylib(jd);
+}
+
 JitLib *jit_load_object(const void *obj, size_t len, char **err) {
   pthread_once(&S.once, start_session);
   if (!S.jit) {
@@ -137,22 +154,23 @@ JitLib *jit_load_object(const void *obj, size_t len, char **err) {
   }
   pthread_mutex_lock(&S.lock);
   LLVMOrcJITDylibRef jd = get_dylib(err);
+  LLVMOrcResourceTrackerRef rt = NULL;
   LLVMErrorRef e = NULL;
   if (jd && !(e = define_runtime(jd))) {
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, "tes-module");
-    e = LLVMOrcLLJITAddObjectFile(S.jit, jd, buf);
+    rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+    e = LLVMOrcLLJITAddObjectFileWithRT(S.jit, rt, buf);
   }
   if (e) {
     *err = with_prefix("cannot load the compiled module: ", take_error(e));
-    LLVMErrorRef ce = LLVMOrcJITDylibClear(jd);
-    if (ce) LLVMConsumeError(ce);
-    put_dylib(jd);
+    release_dylib(jd, rt);
     jd = NULL;
   }
   pthread_mutex_unlock(&S.lock);
   if (!jd) return NULL;
   JitLib *lib = xmalloc(sizeof *lib);
   lib->jd = jd;
+  lib->rt = rt;
   return lib;
 }
 
@@ -205,9 +223,7 @@ void *jit_lookup(JitLib *lib, const char *name, char **err) {
 void jit_unload(JitLib *lib) {
   if (!lib) return;
   pthread_mutex_lock(&S.lock);
-  LLVMErrorRef e = LLVMOrcJITDylibClear(lib->jd);
-  if (e) LLVMConsumeError(e);
-  put_dylib(lib->jd);
+  release_dylib(lib->jd, lib->rt);
   pthread_mutex_unlock(&S.lock);
   free(lib);
 }

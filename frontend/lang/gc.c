@@ -2,9 +2,9 @@
  * a cycle (a list that contains itself, two closures that call each other through their
  * frames). Every container sits on one list; gc_collect finds the containers that only other
  * containers reach and breaks them up (CPython's algorithm, without generations).
- * Known limit: a cycle made only of OBJ values cannot be broken, since ObjClass has no hook to
- * drop an object's references; a bound method (VAL_BUILTIN with self) is not a container, so a
- * cycle through one is kept alive. */
+ * An OBJ value that holds values (visit) drops them through its class's clear hook. Known
+ * limit: a bound method (VAL_BUILTIN with self) is not a container, so a cycle through one is
+ * kept alive. */
 #include <stdlib.h>
 
 #include "frontend/lang/value_impl.h"
@@ -143,7 +143,9 @@ static void clear(Value *v) {
     val_xdecref(args);
     return;
   }
-  case VAL_OBJ: /* no hook to clear with; other members of the cycle must break it */
+  case VAL_OBJ:
+    if (v->u.obj.cls->clear) v->u.obj.cls->clear(v->u.obj.p);
+    return;
   case VAL_NONE:
   case VAL_BOOL:
   case VAL_INT:

@@ -625,7 +625,7 @@ static const ModuleDef mod_os_path = {"os.path", path_funcs, path_init,
 /* ---- the module table and import ---- */
 
 const ModuleDef *const mod_table[] = {
-    &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_future,
+    &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_resource, &mod_future,
     &mod_tvm, &mod_tvm_te, &mod_tvm_tir, &mod_tvm_topi, &mod_tvm_target,
     &mod_tvm_nd, &mod_tvm_testing, &mod_tvm_transform, &mod_tvm_contrib, &mod_tvm_contrib_nvcc,
     &mod_tvm_contrib_utils, &mod_tvm_rpc, &mod_numpy, &mod_vta, &mod_vta_testing, NULL,

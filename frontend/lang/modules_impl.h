@@ -1,5 +1,5 @@
-/* modules_impl.h: what builtins.c, modules.c, mod_sys.c and tvm/packages.c share. Private to those
- * four files; the rest of tes sees modules.h. */
+/* modules_impl.h: what builtins.c, modules.c, mod_sys.c, mod_resource.c and tvm/packages.c
+ * share. Private to those files; the rest of tes sees modules.h. */
 #ifndef TES_MODULES_IMPL_H
 #define TES_MODULES_IMPL_H
 
@@ -7,6 +7,7 @@
 
 /* ---- module definitions living outside modules.c (it lists them all in mod_table) ---- */
 extern const ModuleDef mod_sys;                                     /* mod_sys.c */
+extern const ModuleDef mod_resource;                                /* mod_resource.c */
 extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/packages.c */
     mod_tvm_topi, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
     mod_tvm_transform, mod_tvm_contrib, mod_tvm_contrib_nvcc, mod_tvm_contrib_utils,

@@ -177,6 +177,9 @@ typedef struct ObjClass {
   TypeObj type; /* type.kind == VAL_OBJ */
   void (*free)(void *p);
   void (*visit)(void *p, void (*fn)(Value *child, void *arg), void *arg); /* for gc.c */
+  /* gc.c, on a cycle: drops the references visit shows, leaving p valid for free. A class
+   * with visit needs it, or a cycle through its objects alone is never freed. */
+  void (*clear)(void *p);
   Value *(*repr)(Interp *I, Value *self);                 /* -> str */
   Value *(*getattr)(Interp *I, Value *self, Sym *name);   /* NULL, nothing raised: no such attr */
   int (*setattr)(Interp *I, Value *self, Sym *name, Value *v);

@@ -2,7 +2,7 @@
  * tvm.lower does (bi_pass_lower: the current PassContext applies, and --dump-after sees it),
  * generates LLVM IR for the host (backends/llvm), optimises it and links the object into the
  * process (jit/), all at the call, so any failure is a BuildError there. A Module owns its code
- * and JIT memory and frees them with the value. Calls, sources and timing are in module_args.c,
+ * and JIT memory and holds its lowering (Lowered, counted), and frees them with the value. Calls, sources and timing are in module_args.c,
  * module_source.c and time_eval.c; devices and targets in device.c and target.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,7 @@ static void built_free(void *p) {
   Built *m = p;
   if (m->lib) bi_llvm->unload(m->lib);
   if (m->code) bi_llvm->free(m->code);
+  if (m->lowered) bi_sched_lowered_release(m->lowered);
   free(m->c_source);
   free(m->shape);
   free(m->name);
@@ -94,11 +95,11 @@ const ObjClass bi_build_module_class = {
 
 /* ---- tvm.build ---- */
 
-/* The function to build: a lowering of a schedule, or an IRModule / PrimFunc as it is. */
-static const LoweredFunc *build_input(Interp *I, Value **a, const char *name) {
-  const LoweredFunc *f = val_obj_of(a[0], &bi_sched_module_class);
-  if (!f) f = val_obj_of(a[0], &bi_sched_primfunc_class);
-  if (f) return f;
+/* The function to build, a new reference: a lowering of a schedule, or an IRModule / PrimFunc
+ * as it is. */
+static Lowered *build_input(Interp *I, Value **a, const char *name) {
+  Lowered *l = bi_sched_lowered_of(a[0]);
+  if (l) return bi_sched_lowered_ref(l);
   Schedule *s = val_obj_of(a[0], &bi_sched_schedule_class);
   if (!s)
     return interp_raise(I, EXC_TypeError, "build: expected a Schedule or an IRModule, not '%s'",
@@ -106,24 +107,25 @@ static const LoweredFunc *build_input(Interp *I, Value **a, const char *name) {
            NULL;
   if (!a[1] || a[1]->kind == VAL_NONE)
     return interp_raise(I, EXC_ValueError, "build: args must be given to build a schedule"), NULL;
-  Value *lowered = NULL;
-  Value *largs[5] = {a[0], a[1], NULL, NULL, NULL};
   Value *nm = val_cstr(name);
-  largs[2] = nm;
-  lowered = bi_sched_lower(I, NULL, largs);
+  Value *largs[5] = {a[0], a[1], nm, NULL, NULL};
+  Value *lowered = bi_sched_lower(I, NULL, largs);
   val_decref(nm);
   if (!lowered) return NULL;
-  f = lowered->u.obj.p; /* in the session's arena: outlives the value */
+  l = bi_sched_lowered_ref(bi_sched_lowered_of(lowered));
   val_decref(lowered);
-  return f;
+  return l;
 }
 
 static Value *build_error(Interp *I, char *err) { return bi_llvm_error(I, EXC_BuildError, err); }
 
-static Built *new_built(const LoweredFunc *f, const char *target) {
+/* Takes over the reference l. */
+static Built *new_built(Lowered *l, const char *target) {
+  const LoweredFunc *f = l->f;
   Built *m = xcalloc(1, sizeof *m);
   m->name = xstrdup(f->name);
   m->target = xstrdup(target);
+  m->lowered = l;
   m->f = f;
   m->nshape = cg_llvm_shape_vars(f, NULL, 0);
   m->shape = xmalloc((size_t)(m->nshape + 1) * sizeof *m->shape);
@@ -131,21 +133,23 @@ static Built *new_built(const LoweredFunc *f, const char *target) {
   return m;
 }
 
-/* The c target: C source to read, nothing to run. */
-static Value *build_c(Interp *I, const LoweredFunc *f, const char *target) {
-  char *err = NULL, *src = cg_c_source(f, &err);
-  if (!src) return build_error(I, err);
-  Built *m = new_built(f, target);
+/* The c target: C source to read, nothing to run. Takes over the reference l. */
+static Value *build_c(Interp *I, Lowered *l, const char *target) {
+  char *err = NULL, *src = cg_c_source(l->f, &err);
+  if (!src) return bi_sched_lowered_release(l), build_error(I, err);
+  Built *m = new_built(l, target);
   m->c_source = src;
   return val_obj_new(&bi_build_module_class, m);
 }
 
-/* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. */
-static Value *build_llvm(Interp *I, const LoweredFunc *f, const char *target) {
+/* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. Takes over
+ * the reference l. */
+static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
+  const LoweredFunc *f = l->f;
   char *err = NULL;
   CgLlvmCode *code = bi_llvm->build(f, target, &err);
-  if (!code) return build_error(I, err);
-  Built *m = new_built(f, target);
+  if (!code) return bi_sched_lowered_release(l), build_error(I, err);
+  Built *m = new_built(l, target);
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
   if (!bi_llvm->runs_here(code)) return mod;
@@ -182,8 +186,8 @@ static Value *build_module(Interp *I, Value **a) {
   if (a[5] && a[5]->kind != VAL_NONE && !(a[5]->kind == VAL_DICT && dict_len(a[5]) == 0))
     return interp_raise(I, EXC_BuildError, "not supported yet: build(binds=...)");
   if (bi_target_kind_is(target, "c")) {
-    const LoweredFunc *f = build_input(I, a, name);
-    return f ? build_c(I, f, target) : NULL;
+    Lowered *l = build_input(I, a, name);
+    return l ? build_c(I, l, target) : NULL;
   }
   if (!bi_target_kind_is(target, "llvm")) {
     for (size_t i = 0; i < bi_target_n_known_kinds; i++)
@@ -197,8 +201,8 @@ static Value *build_module(Interp *I, Value **a) {
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
   if (!bi_llvm) return build_error(I, err);
   if (!bi_llvm->target_check(target, &err)) return build_error(I, err);
-  const LoweredFunc *f = build_input(I, a, name);
-  return f ? build_llvm(I, f, target) : NULL;
+  Lowered *l = build_input(I, a, name);
+  return l ? build_llvm(I, l, target) : NULL;
 }
 
 static const Builtin tvm_rows[] = {

@@ -5,13 +5,15 @@
 #define TES_TVM_BUILD_IMPL_H
 
 #include "frontend/tvm/build.h"
+#include "frontend/tvm/sched.h"
 #include "ir/lower.h"
 #include "jit/llvm_plugin.h"
 
 typedef struct Built {
   char *name;           /* the entry point */
   char *target;         /* as given */
-  const LoweredFunc *f; /* in the session's IR arena */
+  Lowered *lowered;     /* counted: holds f's arena */
+  const LoweredFunc *f; /* lowered->f */
   int nshape;
   Var **shape;      /* the shape variables, in the ABI's order */
   CgLlvmCode *code; /* NULL for the c target */

@@ -11,6 +11,7 @@
 
 #include "frontend/lang/interp_impl.h"
 #include "frontend/lang/modules_impl.h"
+#include "frontend/tvm/te_impl.h"
 #include "ir/strbuf.h"
 
 typedef struct PassConfig {
@@ -29,8 +30,6 @@ typedef struct BiPassState {
   int nwarned, cap_warned;
   const char **warned; /* the lowering warnings printed: each once a session */
 } BiPassState;
-
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
 static BiPassState *state(Interp *I) {
   if (!I->pass_state) I->pass_state = arena_alloc(arena(I), sizeof *I->pass_state);

@@ -1,17 +1,16 @@
 /* sched.c: schedules and lowering as values (SPEC §7–§8): te.create_schedule, s[T] and the
  * Stage primitives over ir/schedule/, and tvm.lower over ir/lower.c with its IRModule and
- * PrimFunc. The Schedule and every lowering live in the session's IR arena, so, like the te
- * values, these values own nothing. A primitive asked something illegal raises ScheduleError
+ * PrimFunc. The Schedule lives in the session's IR arena, so, like the te values, its values
+ * own nothing; each lowering has an arena of its own, owned by its values (Lowered). A primitive asked something illegal raises ScheduleError
  * with sched_error()'s message at the call; a schedule that cannot be lowered, LowerError. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 #include "ir/lower.h"
-
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
 /* Schedules, stages and lowered functions compare by identity, as TVM's objects do. */
 static Value *same_node(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
@@ -492,28 +491,48 @@ const ObjClass bi_sched_stage_class = {
 
 /* ---- tvm.lower, IRModule and PrimFunc ---- */
 
+Lowered *bi_sched_lowered_ref(Lowered *l) {
+  l->refs++;
+  return l;
+}
+
+void bi_sched_lowered_release(Lowered *l) {
+  if (--l->refs > 0) return;
+  arena_free(&l->arena);
+  free(l);
+}
+
+static void lowered_free(void *p) { bi_sched_lowered_release(p); }
+
+Lowered *bi_sched_lowered_of(Value *v) {
+  Lowered *l = val_obj_of(v, &bi_sched_module_class);
+  return l ? l : val_obj_of(v, &bi_sched_primfunc_class);
+}
+
+static LoweredFunc *func_of(Value *self) { return ((Lowered *)self->u.obj.p)->f; }
+
 /* lower_print_func's text less its last newline, which print adds back. */
 static Value *lowered_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
-  lower_print_func(&b, self->u.obj.p);
+  lower_print_func(&b, func_of(self));
   if (b.len && sb_cstr(&b)[b.len - 1] == '\n') b.len--;
   return val_str_sb(&b);
 }
 
 /* mod[name]: the one function of the module, by the name it was lowered under. */
 static Value *module_getitem(Interp *I, Value *self, Value *key) {
-  LoweredFunc *f = self->u.obj.p;
+  LoweredFunc *f = func_of(self);
   if (key->kind != VAL_STR)
     return interp_raise(I, EXC_TypeError, "IRModule keys are function names, not '%s'",
                         val_type_name(key));
   if (strcmp(key->u.str.s, f->name) != 0)
     return interp_raise(I, EXC_KeyError, "IRModule has no function '%s' (it has '%s')",
                         key->u.str.s, f->name);
-  return val_obj_new(&bi_sched_primfunc_class, f);
+  return val_obj_new(&bi_sched_primfunc_class, bi_sched_lowered_ref(self->u.obj.p));
 }
 
 static Value *primfunc_getattr(Interp *I, Value *self, Sym *name) {
-  LoweredFunc *f = self->u.obj.p;
+  LoweredFunc *f = func_of(self);
   if (sym_is(name, "name")) return val_cstr(f->name);
   if (!sym_is(name, "params")) return NULL;
   Value *l = val_list_new(f->nparams);
@@ -523,6 +542,7 @@ static Value *primfunc_getattr(Interp *I, Value *self, Sym *name) {
 
 const ObjClass bi_sched_module_class = {
     .type = {"IRModule", NULL, VAL_OBJ, NULL},
+    .free = lowered_free,
     .repr = lowered_repr,
     .getitem = module_getitem,
     .compare = same_node,
@@ -530,6 +550,7 @@ const ObjClass bi_sched_module_class = {
 
 const ObjClass bi_sched_primfunc_class = {
     .type = {"PrimFunc", NULL, VAL_OBJ, NULL},
+    .free = lowered_free,
     .repr = lowered_repr,
     .getattr = primfunc_getattr,
     .compare = same_node,
@@ -537,12 +558,12 @@ const ObjClass bi_sched_primfunc_class = {
 
 /* The argument tensors; an item that is not a tensor goes in as NULL, which lower_run
  * reports with its position. */
-static Tensor **tensor_args(Interp *I, Value *v, int *n) {
+static Tensor **tensor_args(Interp *I, Arena *a, Value *v, int *n) {
   if (v->kind != VAL_LIST && v->kind != VAL_TUPLE)
     return BI_TE_RAISE(I, EXC_TypeError, "lower: args must be a list of tensors, not '%s'",
                         val_type_name(v));
   *n = (int)VAL_SEQ_N(v);
-  Tensor **ts = arena_alloc(arena(I), (size_t)(*n + 1) * sizeof *ts);
+  Tensor **ts = arena_alloc(a, (size_t)(*n + 1) * sizeof *ts);
   for (int i = 0; i < *n; i++) ts[i] = bi_te_tensor_of(VAL_SEQ_ITEM(v, i));
   return ts;
 }
@@ -552,11 +573,17 @@ Value *bi_sched_lower(Interp *I, Value *self, Value **a) {
   if (!s)
     return interp_raise(I, EXC_TypeError, "lower: expected a Schedule, not '%s'",
                         val_type_name(a[0]));
+  Lowered *l = xcalloc(1, sizeof *l);
+  l->refs = 1;
+  arena_init(&l->arena);
   int n = 0;
-  Tensor **args = a[1] ? tensor_args(I, a[1], &n) : NULL;
+  Tensor **args = a[1] ? tensor_args(I, &l->arena, a[1], &n) : NULL;
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
-  if ((a[1] && !args) || !name) return NULL;
   /* under the current PassContext; --dump-after and --emit=ir see it */
-  LoweredFunc *f = bi_pass_lower(I, arena(I), s, n, args, name, true);
-  return f ? val_obj_new(&bi_sched_module_class, f) : NULL;
+  if ((a[1] && !args) || !name ||
+      !(l->f = bi_pass_lower(I, &l->arena, s, n, args, name, true))) {
+    bi_sched_lowered_release(l);
+    return NULL;
+  }
+  return val_obj_new(&bi_sched_module_class, l);
 }

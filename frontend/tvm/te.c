@@ -9,8 +9,6 @@
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
 
 /* ---- arguments ---- */

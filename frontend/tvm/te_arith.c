@@ -16,8 +16,6 @@ const char *const bi_te_op_names[TE_OP_COUNT] = {
 #undef BI_TE_OP_NAME
 };
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 bool bi_te_is_number(Value *v) {
   return v->kind == VAL_INT || v->kind == VAL_BOOL || v->kind == VAL_FLOAT;
 }

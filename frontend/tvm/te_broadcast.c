@@ -7,8 +7,6 @@
 
 #include "frontend/tvm/te_impl.h"
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 Tensor *bi_te_topi_compute(Interp *I, const char *name, const char *tag, int ndim, Expr **shape,
                            BiTeBodyFn body, void *ctx) {
   Arena *a = arena(I);

@@ -1,6 +1,7 @@
 /* te_impl.h: what the te binding files share: tvm/te.c (the te/tvm/tir functions),
  * tvm/te_values.c (the value classes), tvm/te_arith.c (SPEC §6's dtype rules and operators) and
- * tvm/te_broadcast.c (tensor arithmetic as TOPI's broadcast ops). Private to those files. */
+ * tvm/te_broadcast.c (tensor arithmetic as TOPI's broadcast ops), and the session's arena that
+ * sched.c and pass.c use too. Private to those files. */
 #ifndef TES_BI_TE_IMPL_H
 #define TES_BI_TE_IMPL_H
 
@@ -9,6 +10,10 @@
 #include "frontend/lang/modules_impl.h"
 #include "ir/printer.h"
 #include "ir/strbuf.h"
+
+/* The session's IR arena, where te nodes, schedules and PassContexts live until the session
+ * ends (a lowering has its own: sched.h's Lowered). */
+static inline Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
 /* interp_raise for a function that returns a node: raises, gives NULL. */
 #define BI_TE_RAISE(...) (interp_raise(__VA_ARGS__), NULL)

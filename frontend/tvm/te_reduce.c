@@ -12,8 +12,6 @@
 
 #include "frontend/tvm/te_impl.h"
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_USER } RedKind;
 
 typedef struct Reducer {
@@ -294,16 +292,24 @@ Value *bi_te_min(Interp *I, Value *self, Value **a) { return reduce_call(I, &red
 
 static void reducer_free(void *p) {
   Reducer *r = p;
-  val_decref(r->fcombine);
-  val_decref(r->fidentity);
+  val_xdecref(r->fcombine);
+  val_xdecref(r->fidentity);
   free((char *)r->name);
   free(r);
 }
 
 static void reducer_visit(void *p, void (*fn)(Value *child, void *arg), void *arg) {
   Reducer *r = p;
-  fn(r->fcombine, arg);
-  fn(r->fidentity, arg);
+  if (r->fcombine) fn(r->fcombine, arg);
+  if (r->fidentity) fn(r->fidentity, arg);
+}
+
+static void reducer_clear(void *p) {
+  Reducer *r = p;
+  Value *held[2] = {r->fcombine, r->fidentity};
+  r->fcombine = r->fidentity = NULL;
+  val_xdecref(held[0]);
+  val_xdecref(held[1]);
 }
 
 static Value *reducer_repr(Interp *I, Value *self) {
@@ -327,6 +333,7 @@ const ObjClass bi_te_reducer_class = {
     .type = {"Reducer", NULL, VAL_OBJ, NULL},
     .free = reducer_free,
     .visit = reducer_visit,
+    .clear = reducer_clear,
     .repr = reducer_repr,
     .call = reducer_call,
 };

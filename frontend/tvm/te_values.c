@@ -6,8 +6,6 @@
 
 #include "frontend/tvm/te_impl.h"
 
-static Arena *arena(Interp *I) { return interp_ir_arena(I); }
-
 /* ---- wrapping ---- */
 
 Value *bi_te_wrap_expr(Expr *e) { return val_obj_new(&bi_te_expr_class, e); }

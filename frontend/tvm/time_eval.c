@@ -18,12 +18,20 @@ typedef struct Timer {
 
 static void timer_free(void *p) {
   Timer *t = p;
-  val_decref(t->module);
+  val_xdecref(t->module);
   free(t);
 }
 
 static void timer_visit(void *p, void (*fn)(Value *, void *), void *arg) {
-  fn(((Timer *)p)->module, arg);
+  Timer *t = p;
+  if (t->module) fn(t->module, arg);
+}
+
+static void timer_clear(void *p) {
+  Timer *t = p;
+  Value *m = t->module;
+  t->module = NULL;
+  val_xdecref(m);
 }
 
 static double now(void) {
@@ -79,6 +87,7 @@ static const ObjClass timer_class = {
     .type = {"TimeEvaluator", NULL, VAL_OBJ, NULL},
     .free = timer_free,
     .visit = timer_visit,
+    .clear = timer_clear,
     .repr = timer_repr,
     .call = timer_call,
 };

@@ -45,6 +45,9 @@ config.test_exec_root = os.path.join(os.path.dirname(os.path.abspath(tes)) if no
                                      else os.path.join(repo, 'build'), 'lit')
 
 config.substitutions.append(('%tes', tes))
+# tests that build in a loop (numeric/build_loop_memory.tes): a tenth of the builds when sanitized
+config.substitutions.append(('%build-loop-counts', '20 200' if 'asan' in config.available_features
+                             else '200 2000'))
 config.substitutions.append(('%run-status', os.path.join(tools, 'run-status')))
 config.substitutions.append(('%pty', 'python3 ' + os.path.join(tools, 'pty_drive.py')))
 # FileCheck and not come from LLVM 19 whatever PATH says. Substitutions are regular

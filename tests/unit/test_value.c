@@ -1239,6 +1239,44 @@ static void test_attrs(void) {
 
 /* ---- the cycle collector ---- */
 
+/* An object holding one value, as a time_evaluator holds its Module: two of them holding each
+ * other are a cycle of OBJ values only, which their class's clear hook lets gc.c break. */
+typedef struct Holder {
+  Value *held;
+} Holder;
+static int holders_freed;
+static void holder_free(void *p) {
+  val_xdecref(((Holder *)p)->held);
+  free(p);
+  holders_freed++;
+}
+static void holder_visit(void *p, void (*fn)(Value *, void *), void *arg) {
+  if (((Holder *)p)->held) fn(((Holder *)p)->held, arg);
+}
+static void holder_clear(void *p) {
+  Value *v = ((Holder *)p)->held;
+  ((Holder *)p)->held = NULL;
+  val_xdecref(v);
+}
+static const ObjClass holder_class = {
+    .type = {"Holder", NULL, VAL_OBJ, NULL},
+    .free = holder_free,
+    .visit = holder_visit,
+    .clear = holder_clear,
+};
+
+static void test_gc_objects(int64_t base) {
+  Holder *ha = xcalloc(1, sizeof *ha), *hb = xcalloc(1, sizeof *hb);
+  Value *a = val_obj_new(&holder_class, ha), *b = val_obj_new(&holder_class, hb);
+  ha->held = val_incref(b);
+  hb->held = val_incref(a);
+  val_decref(a);
+  val_decref(b);
+  CHECK(gc_tracked_count() == base + 2 && holders_freed == 0);
+  CHECK(gc_collect() == 2);
+  CHECK(holders_freed == 2 && gc_tracked_count() == base);
+}
+
 static void test_gc(void) {
   gc_collect();
   int64_t base = gc_tracked_count();
@@ -1280,6 +1318,7 @@ static void test_gc(void) {
   val_seq_set_take(e->u.exc->args, 0, holder);
   val_decref(e);
   CHECK(gc_collect() == 3 && gc_tracked_count() == base);
+  test_gc_objects(base);
 }
 
 int main(void) {
