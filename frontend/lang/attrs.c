@@ -39,7 +39,8 @@ static void cache_grow(void) {
   size_t size = cache.slots ? 2 * (cache.mask + 1) : 64;
   TableNames *slots = xcalloc(size, sizeof *slots);
   for (size_t i = 0; cache.slots && i <= cache.mask; i++)
-    if (cache.slots[i].table) slots[table_slot(slots, size - 1, cache.slots[i].table)] = cache.slots[i];
+    if (cache.slots[i].table)
+      slots[table_slot(slots, size - 1, cache.slots[i].table)] = cache.slots[i];
   free(cache.slots);
   cache.slots = slots;
   cache.mask = size - 1;
@@ -97,8 +98,8 @@ static size_t edit_distance(const char *a, size_t n, const char *b, size_t m) {
   return row[m];
 }
 
-/* Near means Python's bound: a distance of at most a sixth of both lengths plus 3, so "shap"
- * finds "shape" but "nope" does not find "pop". The first of equally near names wins. */
+/* Near means Python's bound: a distance of at most (the two lengths + 3) / 6, so "shap" finds
+ * "shape" but "nope" does not find "pop". The first of equally near names wins. */
 const char *val_nearest_name(Value *names, const char *name) {
   size_t n = strlen(name), best = SIZE_MAX;
   const char *found = NULL;

@@ -638,6 +638,8 @@ static const ModuleDef *find_def(const char *name, size_t len) {
   return NULL;
 }
 
+const ModuleDef *mod_def(const char *name) { return find_def(name, strlen(name)); }
+
 static const char *find_alias(const char *name, size_t len) {
   for (const ModuleAlias *a = mod_aliases; a->name; a++)
     if (strlen(a->name) == len && memcmp(a->name, name, len) == 0) return a->target;

@@ -18,6 +18,9 @@ typedef struct ModuleDef {
 /* Every builtin module, {0}-terminated (modules.c). */
 extern const ModuleDef *const mod_table[];
 
+/* The builtin module of that dotted name, or NULL. */
+const ModuleDef *mod_def(const char *name);
+
 /* `import a.b`: returns module "a.b" (new reference), importing parents first. ImportError
  * naming the module if unknown. Cached per Interp in the dict `cache`. */
 Value *mod_import(Interp *I, Value *cache, const char *dotted);

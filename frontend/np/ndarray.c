@@ -48,7 +48,9 @@ static Value *array_size(Interp *I, Value *self) { return val_int(arr(self)->siz
 static Value *array_itemsize(Interp *I, Value *self) {
   return val_int((int64_t)nd_elem_bytes(arr(self)->dtype));
 }
-static Value *array_nbytes(Interp *I, Value *self) { return val_int((int64_t)nd_nbytes(arr(self))); }
+static Value *array_nbytes(Interp *I, Value *self) {
+  return val_int((int64_t)nd_nbytes(arr(self)));
+}
 static Value *array_T(Interp *I, Value *self) {
   return bi_np_wrap(bi_np_transpose(I, arr(self), NULL));
 }
@@ -419,7 +421,7 @@ static int scalar_hash(Interp *I, Value *self, uint64_t *out) {
 #define SCALAR_CLASS(name)                                                                         \
   {                                                                                                \
     .type = {name, NULL, VAL_OBJ, NULL}, .free = free_array, .repr = scalar_repr,                  \
-    .str = array_str, .getitem = bi_np_getitem, .binop = array_binop, .unop = array_unop,         \
+    .str = array_str, .getitem = bi_np_getitem, .binop = array_binop, .unop = array_unop,          \
     .compare = array_compare, .truthy = array_truthy, .methods = array_methods,                    \
     .number = array_number, .hash = scalar_hash, .props = array_props,                             \
   }

@@ -81,7 +81,8 @@ static Value *target_kind(Interp *I, Value *self) {
 
 static Value *target_keys(Interp *I, Value *self) {
   const char *text = target_text(self);
-  bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") || bi_target_kind_is(text, "rocm");
+  bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") ||
+             bi_target_kind_is(text, "rocm");
   Value *t = val_tuple_new(gpu ? 2 : 1);
   val_seq_set_take(t, 0, val_cstr(gpu ? "cuda" : "cpu"));
   if (gpu) val_seq_set_take(t, 1, val_cstr("gpu"));

@@ -166,13 +166,21 @@ static Value *seconds_tuple(const Result *r) {
   return t;
 }
 
-static Value *result_mean(Interp *I, Value *self) { return val_float(((Result *)self->u.obj.p)->mean); }
+static Value *result_mean(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->mean);
+}
 static Value *result_median(Interp *I, Value *self) {
   return val_float(((Result *)self->u.obj.p)->median);
 }
-static Value *result_min(Interp *I, Value *self) { return val_float(((Result *)self->u.obj.p)->min); }
-static Value *result_max(Interp *I, Value *self) { return val_float(((Result *)self->u.obj.p)->max); }
-static Value *result_std(Interp *I, Value *self) { return val_float(((Result *)self->u.obj.p)->std); }
+static Value *result_min(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->min);
+}
+static Value *result_max(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->max);
+}
+static Value *result_std(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->std);
+}
 static Value *result_results(Interp *I, Value *self) { return seconds_tuple(self->u.obj.p); }
 
 static const Property result_props[] = {
