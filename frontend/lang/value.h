@@ -173,8 +173,8 @@ typedef enum { NUM_INDEX, NUM_SCALAR, NUM_REAL } NumWant;
 
 /* A read-only attribute of an object class (Tensor.shape, ndarray.T): found by name before
  * the class's getattr hook and listed by dir(), help() and completion. get returns a new
- * reference; NULL with nothing raised means this object has no such attribute (a
- * placeholder's Tensor has no op), NULL with an exception raised an error. */
+ * reference; NULL with nothing raised means this object has no such attribute (a Tensor
+ * made without an operation has no op), NULL with an exception raised an error. */
 typedef struct Property {
   const char *name;
   Value *(*get)(Interp *I, Value *self);
