@@ -21,6 +21,7 @@
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te.h"
 #include "frontend/diag.h"
+#include "frontend/lang/help.h"
 #include "frontend/lang/interp_impl.h"
 #include "frontend/lang/modules.h"
 #include "frontend/lang/parse.h"
@@ -381,7 +382,10 @@ static void complete_members(Interp *I, const char *text, size_t dot) {
   for (int64_t i = 0; i < VAL_SEQ_N(names); i++) {
     Value *s = VAL_SEQ_ITEM(names, i);
     if (s->kind != VAL_STR || !wanted(s->u.str.s, part, pn)) continue;
-    Value *m = lookup_attr(I, obj, s->u.str.s, (size_t)s->u.str.len);
+    /* A property is never called, so its getter (a.T copies the array) need not run. */
+    bool prop = obj->kind == VAL_OBJ &&
+                val_find_prop(obj->u.obj.cls->props, sym_intern(s->u.str.s, (size_t)s->u.str.len));
+    Value *m = prop ? NULL : lookup_attr(I, obj, s->u.str.s, (size_t)s->u.str.len);
     matches_add(text, dot + 1, s->u.str.s, m);
     val_xdecref(m);
   }
@@ -582,21 +586,6 @@ static Got read_line(Repl *r, char **out, size_t *len) {
 
 /* ---- meta commands ---- */
 
-static void print_wrapped(const char *indent, Value *names) {
-  size_t col = 0;
-  for (int64_t i = 0; i < VAL_SEQ_N(names); i++) {
-    Value *s = VAL_SEQ_ITEM(names, i);
-    if (s->kind != VAL_STR) continue;
-    size_t w = (size_t)s->u.str.len + 2;
-    if (col > 0 && col + w > 78) {
-      putchar('\n');
-      col = 0;
-    }
-    col += (size_t)printf("%s%s", col == 0 ? indent : "  ", s->u.str.s);
-  }
-  if (col > 0) putchar('\n');
-}
-
 static Value *sorted_keys(Value *dict) {
   Value *list = val_list_new(dict_len(dict));
   int64_t pos = 0;
@@ -630,73 +619,11 @@ static void help_overview(Interp *I) {
        "keys: TAB completes names and members, Ctrl-C cancels the line or stops running code\n"
        "builtins:");
   Value *names = sorted_keys(interp_builtins(I));
-  print_wrapped("  ", names);
-  val_decref(names);
-}
-
-static void help_module(Interp *I, Value *m) {
-  const char *name = m->u.mod->name ? m->u.mod->name->u.str.s : "?";
-  char *doc = mod_doc(name);
-  printf("module %s", name);
-  if (doc) printf(": %s", doc);
-  putchar('\n');
-  free(doc);
-  if (m->u.mod->pending) printf("  (not supported yet: %s)\n", m->u.mod->pending);
-  Value *names = val_dir(I, m);
-  if (!names) {
-    interp_error_clear(I);
-    return;
-  }
-  puts("members:");
-  print_wrapped("  ", names);
-  val_decref(names);
-}
-
-static void help_param(Interp *I, StrBuf *b, const Func *fn, int i) {
-  const Param *p = &fn->def->params[i];
-  const char *name = p->name ? SYM_STR(p->name) : "";
-  switch (p->kind) {
-  case PARAM_STAR:
-    sb_printf(b, "*%s", name);
-    return;
-  case PARAM_STARSTAR:
-    sb_printf(b, "**%s", name);
-    return;
-  case PARAM_PLAIN:
-  case PARAM_KWONLY:
-    sb_puts(b, name);
-    break;
-  }
-  Value *d = fn->defaults ? fn->defaults[i] : NULL;
-  Value *r = d ? val_repr(I, d) : NULL;
-  if (d && !r) interp_error_clear(I);
-  if (d) sb_printf(b, "=%s", r ? r->u.str.s : "...");
-  val_xdecref(r);
-}
-
-static void help_func(Interp *I, Value *f) {
-  const Func *fn = f->u.func;
   StrBuf b = STRBUF_INIT;
-  sb_printf(&b, "def %s(", SYM_STR(fn->def->name));
-  for (int i = 0; i < fn->def->nparams; i++) {
-    if (i) sb_puts(&b, ", ");
-    help_param(I, &b, fn, i);
-  }
-  sb_putc(&b, ')');
-  const char *where = fn->unit && fn->unit->src ? fn->unit->src->name : NULL;
-  if (where) sb_printf(&b, ": defined in %s", where);
-  puts(sb_cstr(&b));
+  val_help_wrapped(&b, "  ", names);
+  fputs(sb_cstr(&b), stdout);
   sb_free(&b);
-}
-
-static void help_type(Value *t) {
-  const TypeObj *ty = t->u.type;
-  if (ty->ctor && ty->ctor->doc)
-    puts(ty->ctor->doc);
-  else if (ty->base)
-    printf("%s(%s): an exception class\n", ty->name, ty->base->name);
-  else
-    printf("type %s\n", ty->name);
+  val_decref(names);
 }
 
 /* What :help NAME is about: the name as the session sees it, else a builtin module (imported
@@ -717,21 +644,32 @@ static Value *lookup_help(Interp *I, const char *name) {
   return v;
 }
 
-/* Help for what NAME evaluates to; anything but a builtin, module, type or function has none. */
+/* NAME's last part when it names a property of what the rest evaluates to (`:help A.shape`
+ * is about the property, not the list it gives). */
+static const Property *lookup_prop(Interp *I, const char *name) {
+  const char *dot = strrchr(name, '.');
+  if (!dot || !is_ident(dot + 1, strlen(dot + 1))) return NULL;
+  char *head = xstrndup(name, (size_t)(dot - name));
+  Value *obj = lookup_help(I, head);
+  free(head);
+  const Property *p = NULL;
+  const ObjClass *cls = obj ? val_help_class(obj) : NULL;
+  if (cls) p = val_find_prop(cls->props, sym_cstr(dot + 1));
+  val_xdecref(obj);
+  return p;
+}
+
+/* Help for what NAME evaluates to, or for the property it names. */
 static void help_name(Interp *I, const char *name) {
-  Value *v = lookup_help(I, name);
-  bool found = v != NULL;
-  if (v && v->kind == VAL_BUILTIN && v->u.bi.def->doc)
-    puts(v->u.bi.def->doc);
-  else if (v && v->kind == VAL_MODULE)
-    help_module(I, v);
-  else if (v && v->kind == VAL_TYPE)
-    help_type(v);
-  else if (v && v->kind == VAL_FUNC)
-    help_func(I, v);
-  else
-    found = false;
-  if (!found) printf("no help for %s\n", name);
+  StrBuf b = STRBUF_INIT;
+  const Property *p = lookup_prop(I, name);
+  Value *v = p ? NULL : lookup_help(I, name);
+  if (p)
+    sb_printf(&b, "%s: %s\n", p->name, p->doc);
+  else if (!v || !val_help(I, &b, v))
+    sb_printf(&b, "no help for %s\n", name);
+  fputs(sb_cstr(&b), stdout);
+  sb_free(&b);
   val_xdecref(v);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/lang/help.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules.h"
 #include "frontend/lang/modules_impl.h"
@@ -614,6 +615,16 @@ static Value *bi_dir(Interp *I, Value *self, Value **a) {
   return names;
 }
 
+/* Writes what :help shows for obj; tes has no interactive help, so obj is required. */
+static Value *bi_help(Interp *I, Value *self, Value **a) {
+  StrBuf b = STRBUF_INIT;
+  if (!val_help(I, &b, a[0])) sb_printf(&b, "no help for '%s' object\n", val_type_name(a[0]));
+  FILE *out = interp_stdout(I);
+  fputs(sb_cstr(&b), out);
+  sb_free(&b);
+  return val_none();
+}
+
 static Value *bi_globals(Interp *I, Value *self, Value **a) {
   return val_incref(interp_globals(I));
 }
@@ -976,6 +987,9 @@ const Builtin builtin_funcs[] = {
        "setattr(obj, name, value) -> None: sets attribute name of obj"),
     FN(dir, 0, PARAMS("obj"),
        "dir(obj) -> list: the sorted attribute names of obj (without obj: the global names)"),
+    FN(help, 1, PARAMS("obj"),
+       "help(obj) -> None: prints obj's doc: a function's signature, a module's members, an "
+       "object's properties and methods"),
     FN(globals, 0, NOPARAMS, "globals() -> dict: the global names of the script"),
     {0},
 };

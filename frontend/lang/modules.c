@@ -637,6 +637,7 @@ static const ModuleDef *find_def(const char *name, size_t len) {
   return NULL;
 }
 
+
 static const char *find_alias(const char *name, size_t len) {
   for (const ModuleAlias *a = mod_aliases; a->name; a++)
     if (strlen(a->name) == len && memcmp(a->name, name, len) == 0) return a->target;

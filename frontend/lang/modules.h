@@ -20,6 +20,7 @@ typedef struct ModuleDef {
 /* Every builtin module, {0}-terminated (modules.c). */
 extern const ModuleDef *const mod_table[];
 
+
 /* `import a.b`: returns module "a.b" (new reference), importing parents first. ImportError
  * naming the module if unknown. Cached per Interp in the dict `cache`. */
 Value *mod_import(Interp *I, Value *cache, const char *dotted);

@@ -585,10 +585,8 @@ static const Builtin *methods_of(Value *v) {
 }
 
 static Value *bound_method(Value *obj, Sym *name) {
-  const Builtin *m = methods_of(obj);
-  for (; m && m->name; m++)
-    if (!strcmp(m->name, SYM_STR(name))) return val_builtin(m, obj);
-  return NULL;
+  const Builtin *m = val_find_method(methods_of(obj), name);
+  return m ? val_builtin(m, obj) : NULL;
 }
 
 static bool is_name(Sym *name, const char *s) { return !strcmp(SYM_STR(name), s); }
@@ -632,30 +630,44 @@ Value *val_getattr_opt(Interp *I, Value *obj, Sym *name) {
     if (v) return val_incref(v);
     if ((v = mod_getattr_miss(I, obj, name)) || interp_error_pending(I)) return v;
   }
-  if (obj->kind == VAL_OBJ && obj->u.obj.cls->getattr) {
-    Value *v = obj->u.obj.cls->getattr(I, obj, name);
+  if (obj->kind == VAL_OBJ) {
+    const Property *p = val_find_prop(obj->u.obj.cls->props, name);
+    Value *v = p ? p->get(I, obj) : NULL;
+    if (!v && !interp_error_pending(I) && obj->u.obj.cls->getattr)
+      v = obj->u.obj.cls->getattr(I, obj, name);
     if (v || interp_error_pending(I)) return v;
   }
   Value *v = bound_method(obj, name);
   return v ? v : special_attr(obj, name);
 }
 
+/* AttributeError for a name obj lacks, naming the nearest one it has. */
+static Value *no_attr(Interp *I, Value *obj, Sym *name) {
+  Value *names = val_dir(I, obj);
+  if (!names) return NULL;
+  const char *near = val_nearest_name(names, SYM_STR(name));
+  StrBuf b = STRBUF_INIT;
+  if (obj->kind == VAL_MODULE)
+    sb_printf(&b, "module '%s'", SYM_STR(obj->u.mod->name));
+  else if (obj->kind == VAL_TYPE)
+    sb_printf(&b, "type object '%s'", obj->u.type->name);
+  else
+    sb_printf(&b, "'%s' object", val_type_name(obj));
+  sb_printf(&b, " has no attribute '%s'", SYM_STR(name));
+  if (near) sb_printf(&b, " (did you mean '%s'?)", near);
+  interp_raise(I, EXC_AttributeError, "%s", sb_cstr(&b));
+  sb_free(&b);
+  val_decref(names);
+  return NULL;
+}
+
 Value *val_getattr(Interp *I, Value *obj, Sym *name) {
   Value *v = val_getattr_opt(I, obj, name);
   if (v || interp_error_pending(I)) return v;
-  if (obj->kind == VAL_MODULE) {
-    const char *mod = SYM_STR(obj->u.mod->name);
-    if (obj->u.mod->pending)
-      return interp_raise(I, EXC_RuntimeError, "not supported yet: %s.%s (%s)", mod, SYM_STR(name),
-                          obj->u.mod->pending);
-    return interp_raise(I, EXC_AttributeError, "module '%s' has no attribute '%s'", mod,
-                        SYM_STR(name));
-  }
-  if (obj->kind == VAL_TYPE)
-    return interp_raise(I, EXC_AttributeError, "type object '%s' has no attribute '%s'",
-                        obj->u.type->name, SYM_STR(name));
-  return interp_raise(I, EXC_AttributeError, "'%s' object has no attribute '%s'",
-                      val_type_name(obj), SYM_STR(name));
+  if (obj->kind == VAL_MODULE && obj->u.mod->pending)
+    return interp_raise(I, EXC_RuntimeError, "not supported yet: %s.%s (%s)",
+                        SYM_STR(obj->u.mod->name), SYM_STR(name), obj->u.mod->pending);
+  return no_attr(I, obj, name);
 }
 
 int val_setattr(Interp *I, Value *obj, Sym *name, Value *v) {
@@ -685,6 +697,8 @@ Value *val_dir(Interp *I, Value *v) {
       if (k->kind == VAL_STR) val_list_append(names, k);
   for (const Builtin *m = methods_of(v); m && m->name; m++)
     val_list_append_take(names, val_cstr(m->name));
+  for (const Property *p = v->kind == VAL_OBJ ? v->u.obj.cls->props : NULL; p && p->name; p++)
+    val_list_append_take(names, val_cstr(p->name));
   if (v->kind == VAL_EXC) val_list_append_take(names, val_cstr("args"));
   if (v->kind == VAL_FUNC || v->kind == VAL_BUILTIN || v->kind == VAL_TYPE)
     val_list_append_take(names, val_cstr("__name__"));

@@ -171,6 +171,16 @@ typedef enum { LOGIC_AND, LOGIC_OR, LOGIC_NOT } LogicOp;
  * round() (__format__, __round__), where the hook raises nothing. */
 typedef enum { NUM_INDEX, NUM_SCALAR, NUM_REAL } NumWant;
 
+/* A read-only attribute of an object class (Tensor.shape, ndarray.T): found by name before
+ * the class's getattr hook and listed by dir(), help() and completion. get returns a new
+ * reference; NULL with nothing raised means this object has no such attribute (a Tensor
+ * made without an operation has no op), NULL with an exception raised an error. */
+typedef struct Property {
+  const char *name;
+  Value *(*get)(Interp *I, Value *self);
+  const char *doc; /* one line: what the attribute gives */
+} Property;
+
 /* Domain objects of later issues (tensors, schedules, arrays) plug in through a class table
  * instead of new kinds: every hook may be NULL. */
 typedef struct ObjClass {
@@ -210,6 +220,9 @@ typedef struct ObjClass {
   Value *(*number)(Interp *I, Value *self, NumWant want);
   /* hash(self), equal for objects that compare equal. NULL: by identity. */
   int (*hash)(Interp *I, Value *self, uint64_t *out);
+  /* {0}-terminated: the attributes with fixed names. getattr is then only for names that
+   * depend on the object (a PrimExpr's fields, by its kind). */
+  const Property *props;
 } ObjClass;
 
 struct Value {
@@ -342,6 +355,11 @@ Value *val_getattr(Interp *I, Value *obj, Sym *name);  /* AttributeError if abse
 Value *val_getattr_opt(Interp *I, Value *obj, Sym *name);
 int val_setattr(Interp *I, Value *obj, Sym *name, Value *v);
 Value *val_dir(Interp *I, Value *v); /* sorted list of attribute names, for completion */
+/* attrs.c: the rows of a {0}-terminated table by interned name (pointer compares); NULL: none */
+const Property *val_find_prop(const Property *props, Sym *name);
+const Builtin *val_find_method(const Builtin *methods, Sym *name);
+/* The str in names (a list) nearest to name, for a "did you mean"; NULL: none is near. */
+const char *val_nearest_name(Value *names, const char *name);
 Value *val_to_list(Interp *I, Value *iterable); /* a new list of the items */
 /* int or bool (an object's NUM_INDEX number too); TypeError otherwise */
 int val_as_int(Interp *I, Value *v, int64_t *out);

@@ -154,21 +154,42 @@ static Value *dtype_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right)
   return val_bool(eq == (op == CMP_EQ));
 }
 
-static Value *dtype_getattr(Interp *I, Value *self, Sym *name) {
-  DType t = ptr_dtype(self->u.obj.p);
-  const char *n = SYM_STR(name);
-  if (!strcmp(n, "name")) return val_cstr(bi_np_dtype_name(t));
-  if (!strcmp(n, "itemsize")) return val_int((int64_t)nd_elem_bytes(t));
-  if (!strcmp(n, "bits")) return val_int(t.code == DT_BOOL ? 8 : t.bits);
-  if (!strcmp(n, "kind")) {
-    static const char kinds[] = {
-        [DT_INT] = 'i', [DT_UINT] = 'u', [DT_FLOAT] = 'f', [DT_BOOL] = 'b'};
-    return val_str(&kinds[t.code], 1);
-  }
-  if (!strcmp(n, "type")) return bi_np_scalar_type_value(t);
-  if (!strcmp(n, "dtype")) return bi_np_dtype_value(t);
-  return NULL;
+static DType self_dtype(Value *self) { return ptr_dtype(self->u.obj.p); }
+
+static Value *dtype_name(Interp *I, Value *self) {
+  return val_cstr(bi_np_dtype_name(self_dtype(self)));
 }
+
+static Value *dtype_itemsize(Interp *I, Value *self) {
+  return val_int((int64_t)nd_elem_bytes(self_dtype(self)));
+}
+
+static Value *dtype_bits(Interp *I, Value *self) {
+  DType t = self_dtype(self);
+  return val_int(t.code == DT_BOOL ? 8 : t.bits);
+}
+
+static Value *dtype_kind(Interp *I, Value *self) {
+  static const char kinds[] = {[DT_INT] = 'i', [DT_UINT] = 'u', [DT_FLOAT] = 'f', [DT_BOOL] = 'b'};
+  return val_str(&kinds[self_dtype(self).code], 1);
+}
+
+static Value *dtype_type(Interp *I, Value *self) {
+  return bi_np_scalar_type_value(self_dtype(self));
+}
+
+static Value *dtype_dtype(Interp *I, Value *self) { return bi_np_dtype_value(self_dtype(self)); }
+
+/* np.dtype('float32') and np.float32 answer the same names. */
+static const Property dtype_props[] = {
+    {"name", dtype_name, "numpy's name of the type ('float32')"},
+    {"itemsize", dtype_itemsize, "the bytes of one element"},
+    {"bits", dtype_bits, "the bits of one element"},
+    {"kind", dtype_kind, "numpy's kind letter: 'i', 'u', 'f' or 'b'"},
+    {"type", dtype_type, "the scalar type (np.float32)"},
+    {"dtype", dtype_dtype, "the dtype (np.dtype('float32'))"},
+    {0},
+};
 
 /* np.float32(x): a number converted as numpy would (rounded to float32, wrapped to int8),
  * given back as a Python number; an array or list converted to an array of that dtype. */
@@ -206,16 +227,16 @@ const ObjClass bi_np_dtype_class = {
     .type = {"dtype", NULL, VAL_OBJ, NULL},
     .repr = dtype_repr,
     .str = dtype_str,
-    .getattr = dtype_getattr,
     .compare = dtype_compare,
+    .props = dtype_props,
 };
 
 const ObjClass bi_np_scalar_type_class = {
     .type = {"type", NULL, VAL_OBJ, NULL},
     .repr = scalar_type_repr,
-    .getattr = dtype_getattr,
     .compare = dtype_compare,
     .call = scalar_type_call,
+    .props = dtype_props,
 };
 
 void bi_np_dtype_members(Value *m) {

@@ -41,19 +41,32 @@ static Value *device_value(Interp *I, const NDArray *a) {
   return val_cstr(buf);
 }
 
-static Value *array_getattr(Interp *I, Value *self, Sym *name) {
-  NDArray *a = arr(self);
-  const char *n = SYM_STR(name);
-  if (!strcmp(n, "shape")) return shape_tuple(a);
-  if (!strcmp(n, "dtype")) return bi_np_dtype_value(a->dtype);
-  if (!strcmp(n, "ndim")) return val_int(a->ndim);
-  if (!strcmp(n, "size")) return val_int(a->size);
-  if (!strcmp(n, "itemsize")) return val_int((int64_t)nd_elem_bytes(a->dtype));
-  if (!strcmp(n, "nbytes")) return val_int((int64_t)nd_nbytes(a));
-  if (!strcmp(n, "T")) return bi_np_wrap(bi_np_transpose(I, a, NULL));
-  if (!strcmp(n, "device")) return device_value(I, a);
-  return NULL;
+static Value *array_shape(Interp *I, Value *self) { return shape_tuple(arr(self)); }
+static Value *array_dtype(Interp *I, Value *self) { return bi_np_dtype_value(arr(self)->dtype); }
+static Value *array_ndim(Interp *I, Value *self) { return val_int(arr(self)->ndim); }
+static Value *array_size(Interp *I, Value *self) { return val_int(arr(self)->size); }
+static Value *array_itemsize(Interp *I, Value *self) {
+  return val_int((int64_t)nd_elem_bytes(arr(self)->dtype));
 }
+static Value *array_nbytes(Interp *I, Value *self) {
+  return val_int((int64_t)nd_nbytes(arr(self)));
+}
+static Value *array_T(Interp *I, Value *self) {
+  return bi_np_wrap(bi_np_transpose(I, arr(self), NULL));
+}
+static Value *array_device(Interp *I, Value *self) { return device_value(I, arr(self)); }
+
+static const Property array_props[] = {
+    {"shape", array_shape, "the extent of each dimension, a tuple of int"},
+    {"dtype", array_dtype, "the element type, a dtype"},
+    {"ndim", array_ndim, "the number of dimensions"},
+    {"size", array_size, "the number of elements"},
+    {"itemsize", array_itemsize, "the bytes of one element"},
+    {"nbytes", array_nbytes, "the bytes of all elements"},
+    {"T", array_T, "the array with its axes reversed (a copy)"},
+    {"device", array_device, "the device that holds the data, cpu(0)"},
+    {0},
+};
 
 /* ---- methods ---- */
 
@@ -376,7 +389,6 @@ const ObjClass bi_ndarray_class = {
     .free = free_array,
     .repr = array_repr,
     .str = array_str,
-    .getattr = array_getattr,
     .getitem = bi_np_getitem,
     .setitem = bi_np_setitem,
     .binop = array_binop,
@@ -387,6 +399,7 @@ const ObjClass bi_ndarray_class = {
     .truthy = array_truthy,
     .methods = array_methods,
     .number = array_number,
+    .props = array_props,
 };
 
 /* ---- numpy's scalars ----
@@ -408,9 +421,9 @@ static int scalar_hash(Interp *I, Value *self, uint64_t *out) {
 #define SCALAR_CLASS(name)                                                                         \
   {                                                                                                \
     .type = {name, NULL, VAL_OBJ, NULL}, .free = free_array, .repr = scalar_repr,                  \
-    .str = array_str, .getattr = array_getattr, .getitem = bi_np_getitem, .binop = array_binop,    \
-    .unop = array_unop, .compare = array_compare, .truthy = array_truthy,                          \
-    .methods = array_methods, .number = array_number, .hash = scalar_hash,                         \
+    .str = array_str, .getitem = bi_np_getitem, .binop = array_binop, .unop = array_unop,          \
+    .compare = array_compare, .truthy = array_truthy, .methods = array_methods,                    \
+    .number = array_number, .hash = scalar_hash, .props = array_props,                             \
   }
 /* bool, then int8 ... int64, uint8 ... uint64, float16 ... float64 (scalar_class's order) */
 static const ObjClass scalar_classes[] = {

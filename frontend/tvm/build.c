@@ -50,13 +50,13 @@ static Value *module_getitem(Interp *I, Value *self, Value *key) {
   return bi_module_function_named(I, self, key, "Module[]");
 }
 
-static Value *module_getattr(Interp *I, Value *self, Sym *name) {
-  Built *m = built_of(self);
-  if (sym_is(name, "entry_name")) return val_cstr(m->name);
-  if (sym_is(name, "type_key")) return val_cstr(m->code ? "llvm" : "c");
-  if (sym_is(name, "imported_modules")) return val_list_new(0);
-  return NULL;
+static Value *module_entry_name(Interp *I, Value *self) { return val_cstr(built_of(self)->name); }
+
+static Value *module_type_key(Interp *I, Value *self) {
+  return val_cstr(built_of(self)->code ? "llvm" : "c");
 }
+
+static Value *module_imported_modules(Interp *I, Value *self) { return val_list_new(0); }
 
 static Value *module_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
@@ -83,14 +83,21 @@ static const Builtin module_methods[] = {
     {0},
 };
 
+static const Property module_props[] = {
+    {"entry_name", module_entry_name, "the name of the module's function"},
+    {"type_key", module_type_key, "what the module holds: 'llvm' (compiled) or 'c' (source)"},
+    {"imported_modules", module_imported_modules, "the modules it imports (always none)"},
+    {0},
+};
+
 const ObjClass bi_build_module_class = {
     .type = {"Module", NULL, VAL_OBJ, NULL},
     .free = built_free,
     .repr = module_repr,
-    .getattr = module_getattr,
     .call = bi_module_call,
     .getitem = module_getitem,
     .methods = module_methods,
+    .props = module_props,
 };
 
 /* ---- tvm.build ---- */

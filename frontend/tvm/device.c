@@ -43,27 +43,38 @@ static Value *device_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *device_getattr(Interp *I, Value *self, Sym *name) {
-  Device *d = self->u.obj.p;
-  if (sym_is(name, "exist"))
-    return val_bool(d->type == ND_CPU ? d->id == 0 : d->type == ND_CUDA && cuda_device_exists(d->id));
-  if (sym_is(name, "device_type")) return val_int(d->type);
-  if (sym_is(name, "device_id")) return val_int(d->id);
+static Value *device_exist(Interp *I, Value *self) {
+  const Device *d = self->u.obj.p;
+  return val_bool(d->type == ND_CPU ? d->id == 0 : d->type == ND_CUDA && cuda_device_exists(d->id));
+}
+
+static Value *device_type(Interp *I, Value *self) {
+  return val_int(((Device *)self->u.obj.p)->type);
+}
+
+static Value *device_id(Interp *I, Value *self) { return val_int(((Device *)self->u.obj.p)->id); }
+
+static Value *device_compute_version(Interp *I, Value *self) {
+  const Device *d = self->u.obj.p;
   int major, minor;
-  if (sym_is(name, "compute_version") && d->type == ND_CUDA &&
-      cuda_compute_capability(d->id, &major, &minor)) {
+  if (d->type == ND_CUDA && cuda_compute_capability(d->id, &major, &minor)) {
     StrBuf b = STRBUF_INIT;
     sb_printf(&b, "%d.%d", major, minor);
     return val_str_sb(&b);
   }
-  if (sym_is(name, "compute_version"))
-    return interp_raise(I, EXC_RuntimeError,
-                        d->type == ND_CUDA
-                            ? "no CUDA driver or device was found (%s(%d))"
-                            : "%s(%d) is not a CUDA device: it has no compute version",
-                        bi_device_name(d->type), d->id);
-  return NULL;
+  return interp_raise(I, EXC_RuntimeError,
+                      d->type == ND_CUDA ? "no CUDA driver or device was found (%s(%d))"
+                                         : "%s(%d) is not a CUDA device: it has no compute version",
+                      bi_device_name(d->type), d->id);
 }
+
+static const Property device_props[] = {
+    {"exist", device_exist, "whether the device is there (cpu(0), or a CUDA device found)"},
+    {"device_type", device_type, "TVM's device type number (1 cpu, 2 cuda)"},
+    {"device_id", device_id, "which device of its type"},
+    {"compute_version", device_compute_version, "a CUDA device's compute capability ('8.0')"},
+    {0},
+};
 
 static Value *device_sync(Interp *I, Value *self, Value **a) { return val_none(); }
 
@@ -82,9 +93,9 @@ const ObjClass bi_build_device_class = {
     .type = {"Device", NULL, VAL_OBJ, NULL},
     .free = free,
     .repr = device_repr,
-    .getattr = device_getattr,
     .compare = device_compare,
     .methods = device_methods,
+    .props = device_props,
 };
 
 static int device_id_arg(Interp *I, Value *v, const char *fn, int *id) {

@@ -241,16 +241,32 @@ static Value *context_repr(Interp *I, Value *self) {
   return val_str_take(s, len);
 }
 
-static Value *context_getattr(Interp *I, Value *self, Sym *name) {
-  const PassConfig *c = config_of(self);
-  const char *n = SYM_STR(name);
-  if (strcmp(n, "opt_level") == 0) return val_int(c->opt_level);
-  if (strcmp(n, "config") == 0) return config_dict(I, c);
-  if (strcmp(n, "required_pass") == 0) return names_list(c->nrequired, c->required);
-  if (strcmp(n, "disabled_pass") == 0) return names_list(c->ndisabled, c->disabled);
-  if (strcmp(n, "instruments") == 0) return val_list_new(0);
-  return NULL;
+static Value *context_opt_level(Interp *I, Value *self) {
+  return val_int(config_of(self)->opt_level);
 }
+
+static Value *context_config(Interp *I, Value *self) { return config_dict(I, config_of(self)); }
+
+static Value *context_required_pass(Interp *I, Value *self) {
+  const PassConfig *c = config_of(self);
+  return names_list(c->nrequired, c->required);
+}
+
+static Value *context_disabled_pass(Interp *I, Value *self) {
+  const PassConfig *c = config_of(self);
+  return names_list(c->ndisabled, c->disabled);
+}
+
+static Value *context_instruments(Interp *I, Value *self) { return val_list_new(0); }
+
+static const Property context_props[] = {
+    {"opt_level", context_opt_level, "the optimisation level, 0 to 3"},
+    {"config", context_config, "the passes' options, a dict by pass name"},
+    {"required_pass", context_required_pass, "the passes that run at any level, a list of names"},
+    {"disabled_pass", context_disabled_pass, "the passes that never run, a list of names"},
+    {"instruments", context_instruments, "the pass instruments (always none)"},
+    {0},
+};
 
 static Value *same_context(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
   if ((op != CMP_EQ && op != CMP_NE) || a->kind != VAL_OBJ || b->kind != VAL_OBJ ||
@@ -292,9 +308,9 @@ static const Builtin context_methods[] = {
 static const ObjClass context_class = {
     .type = {"PassContext", NULL, VAL_OBJ, NULL},
     .repr = context_repr,
-    .getattr = context_getattr,
     .compare = same_context,
     .methods = context_methods,
+    .props = context_props,
 };
 
 static Value *wrap(PassConfig *c) { return val_obj_new(&context_class, c); }

@@ -123,14 +123,23 @@ static Value *schedule_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *schedule_getattr(Interp *I, Value *self, Sym *name) {
-  Schedule *s = self->u.obj.p;
-  if (sym_is(name, "outputs")) return op_list(s->noutputs, s->outputs);
-  if (!sym_is(name, "stages")) return NULL;
+static Value *schedule_outputs(Interp *I, Value *self) {
+  const Schedule *s = self->u.obj.p;
+  return op_list(s->noutputs, s->outputs);
+}
+
+static Value *schedule_stages(Interp *I, Value *self) {
+  const Schedule *s = self->u.obj.p;
   Value *l = val_list_new(s->nstages);
   for (int i = 0; i < s->nstages; i++) val_list_append_take(l, wrap_stage(s->stages[i]));
   return l;
 }
+
+static const Property schedule_props[] = {
+    {"outputs", schedule_outputs, "the operations the schedule computes, a list"},
+    {"stages", schedule_stages, "every stage of the schedule, a list of Stage"},
+    {0},
+};
 
 /* s[T]: the stage of a tensor's operation, or of an operation. */
 static Value *schedule_getitem(Interp *I, Value *self, Value *key) {
@@ -242,10 +251,10 @@ static const Builtin schedule_methods[] = {
 const ObjClass bi_sched_schedule_class = {
     .type = {"Schedule", NULL, VAL_OBJ, NULL},
     .repr = schedule_repr,
-    .getattr = schedule_getattr,
     .getitem = schedule_getitem,
     .compare = same_node,
     .methods = schedule_methods,
+    .props = schedule_props,
 };
 
 /* ---- Stage: the primitives ---- */
@@ -471,22 +480,41 @@ static Value *stage_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *stage_getattr(Interp *I, Value *self, Sym *name) {
-  Stage *st = stage_of(self);
-  if (sym_is(name, "op")) return bi_te_wrap_op(st->op);
-  if (sym_is(name, "origin_op")) return bi_te_wrap_op(st->origin_op);
-  if (sym_is(name, "leaf_iter_vars")) return bi_te_itervar_list(st->nleaf, st->leaf_iter_vars);
-  if (sym_is(name, "all_iter_vars")) return bi_te_itervar_list(st->nall, st->all_iter_vars);
-  if (sym_is(name, "is_output")) return val_bool(st->is_output);
-  return NULL;
+static Value *stage_op(Interp *I, Value *self) { return bi_te_wrap_op(stage_of(self)->op); }
+
+static Value *stage_origin_op(Interp *I, Value *self) {
+  return bi_te_wrap_op(stage_of(self)->origin_op);
 }
+
+static Value *stage_leaf_iter_vars(Interp *I, Value *self) {
+  const Stage *st = stage_of(self);
+  return bi_te_itervar_list(st->nleaf, st->leaf_iter_vars);
+}
+
+static Value *stage_all_iter_vars(Interp *I, Value *self) {
+  const Stage *st = stage_of(self);
+  return bi_te_itervar_list(st->nall, st->all_iter_vars);
+}
+
+static Value *stage_is_output(Interp *I, Value *self) {
+  return val_bool(stage_of(self)->is_output);
+}
+
+static const Property stage_props[] = {
+    {"op", stage_op, "the operation the stage computes"},
+    {"origin_op", stage_origin_op, "the operation the stage was made for"},
+    {"leaf_iter_vars", stage_leaf_iter_vars, "the loops as scheduled, outermost first"},
+    {"all_iter_vars", stage_all_iter_vars, "every axis the stage has had, split ones included"},
+    {"is_output", stage_is_output, "whether the stage computes an output of the schedule"},
+    {0},
+};
 
 const ObjClass bi_sched_stage_class = {
     .type = {"Stage", NULL, VAL_OBJ, NULL},
     .repr = stage_repr,
-    .getattr = stage_getattr,
     .compare = same_node,
     .methods = stage_methods,
+    .props = stage_props,
 };
 
 /* ---- tvm.lower, IRModule and PrimFunc ---- */
@@ -531,14 +559,20 @@ static Value *module_getitem(Interp *I, Value *self, Value *key) {
   return val_obj_new(&bi_sched_primfunc_class, bi_sched_lowered_ref(self->u.obj.p));
 }
 
-static Value *primfunc_getattr(Interp *I, Value *self, Sym *name) {
-  LoweredFunc *f = func_of(self);
-  if (sym_is(name, "name")) return val_cstr(f->name);
-  if (!sym_is(name, "params")) return NULL;
+static Value *primfunc_name(Interp *I, Value *self) { return val_cstr(func_of(self)->name); }
+
+static Value *primfunc_params(Interp *I, Value *self) {
+  const LoweredFunc *f = func_of(self);
   Value *l = val_list_new(f->nparams);
   for (int i = 0; i < f->nparams; i++) val_list_append_take(l, bi_te_wrap_tensor(f->param_tensors[i]));
   return l;
 }
+
+static const Property primfunc_props[] = {
+    {"name", primfunc_name, "the name it was lowered under"},
+    {"params", primfunc_params, "its argument tensors, in order"},
+    {0},
+};
 
 const ObjClass bi_sched_module_class = {
     .type = {"IRModule", NULL, VAL_OBJ, NULL},
@@ -552,8 +586,8 @@ const ObjClass bi_sched_primfunc_class = {
     .type = {"PrimFunc", NULL, VAL_OBJ, NULL},
     .free = lowered_free,
     .repr = lowered_repr,
-    .getattr = primfunc_getattr,
     .compare = same_node,
+    .props = primfunc_props,
 };
 
 /* The argument tensors; an item that is not a tensor goes in as NULL, which lower_run

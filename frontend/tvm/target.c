@@ -72,25 +72,48 @@ static Value *target_attrs(const char *text) {
   return d;
 }
 
-static Value *target_getattr(Interp *I, Value *self, Sym *name) {
-  const char *text = ((Target *)self->u.obj.p)->text;
-  if (sym_is(name, "kind")) return val_obj_new(&kind_class, xstrndup(text, kind_len(text)));
-  if (sym_is(name, "keys")) {
-    bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") || bi_target_kind_is(text, "rocm");
-    Value *t = val_tuple_new(gpu ? 2 : 1);
-    val_seq_set_take(t, 0, val_cstr(gpu ? "cuda" : "cpu"));
-    if (gpu) val_seq_set_take(t, 1, val_cstr("gpu"));
-    return t;
-  }
-  if (sym_is(name, "attrs")) return target_attrs(text);
-  if (sym_is(name, "mcpu") || sym_is(name, "arch") || sym_is(name, "model")) {
-    char *v = target_option(text, SYM_STR(name));
-    Value *r = val_cstr(v ? v : sym_is(name, "model") ? "unknown" : "");
-    free(v);
-    return r;
-  }
-  return NULL;
+static const char *target_text(Value *self) { return ((Target *)self->u.obj.p)->text; }
+
+static Value *target_kind(Interp *I, Value *self) {
+  const char *text = target_text(self);
+  return val_obj_new(&kind_class, xstrndup(text, kind_len(text)));
 }
+
+static Value *target_keys(Interp *I, Value *self) {
+  const char *text = target_text(self);
+  bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") ||
+             bi_target_kind_is(text, "rocm");
+  Value *t = val_tuple_new(gpu ? 2 : 1);
+  val_seq_set_take(t, 0, val_cstr(gpu ? "cuda" : "cpu"));
+  if (gpu) val_seq_set_take(t, 1, val_cstr("gpu"));
+  return t;
+}
+
+static Value *target_attrs_prop(Interp *I, Value *self) { return target_attrs(target_text(self)); }
+
+/* The value of the target's -NAME option, or missing if it has none. */
+static Value *target_option_value(Value *self, const char *name, const char *missing) {
+  char *v = target_option(target_text(self), name);
+  Value *r = val_cstr(v ? v : missing);
+  free(v);
+  return r;
+}
+
+static Value *target_mcpu(Interp *I, Value *self) { return target_option_value(self, "mcpu", ""); }
+static Value *target_arch(Interp *I, Value *self) { return target_option_value(self, "arch", ""); }
+static Value *target_model(Interp *I, Value *self) {
+  return target_option_value(self, "model", "unknown");
+}
+
+static const Property target_props[] = {
+    {"kind", target_kind, "the TargetKind; its name is the target's first word ('llvm')"},
+    {"keys", target_keys, "the target's families, a tuple: ('cpu',) or ('cuda', 'gpu')"},
+    {"attrs", target_attrs_prop, "the -key=value options, a dict (a bare -key is True)"},
+    {"mcpu", target_mcpu, "the -mcpu option, or ''"},
+    {"arch", target_arch, "the -arch option, or ''"},
+    {"model", target_model, "the -model option, or 'unknown'"},
+    {0},
+};
 
 static Value *target_enter(Interp *I, Value *self, Value **a) {
   if (entered.n == entered.cap) {
@@ -118,22 +141,25 @@ const ObjClass bi_build_target_class = {
     .type = {"Target", NULL, VAL_OBJ, NULL},
     .free = target_free,
     .repr = target_repr,
-    .getattr = target_getattr,
     .methods = target_methods,
+    .props = target_props,
 };
 
 /* What target.kind gives: TVM's TargetKind, of which scripts read the name. */
 static Value *kind_repr(Interp *I, Value *self) { return val_cstr(self->u.obj.p); }
 
-static Value *kind_getattr(Interp *I, Value *self, Sym *name) {
-  return sym_is(name, "name") ? val_cstr(self->u.obj.p) : NULL;
-}
+static Value *kind_name(Interp *I, Value *self) { return val_cstr(self->u.obj.p); }
+
+static const Property kind_props[] = {
+    {"name", kind_name, "the kind's name ('llvm', 'cuda', 'c')"},
+    {0},
+};
 
 static const ObjClass kind_class = {
     .type = {"TargetKind", NULL, VAL_OBJ, NULL},
     .free = free,
     .repr = kind_repr,
-    .getattr = kind_getattr,
+    .props = kind_props,
 };
 
 /* A target argument: a str or a Target; NULL (and None) give the current target, else "llvm".

@@ -244,10 +244,19 @@ static Value *kind_attr(Expr *e, Sym *name) {
   TES_UNREACHABLE();
 }
 
+static Value *expr_dtype(Interp *I, Value *self) {
+  return bi_te_dtype_str(((Expr *)self->u.obj.p)->dtype);
+}
+
+static const Property expr_props[] = {
+    {"dtype", expr_dtype, "the type of the value, a str ('int32', 'float32x4')"},
+    {0},
+};
+
+/* The fields beside dtype depend on the node's kind (one class stands for all of TVM's
+ * PrimExpr classes), so they stay a hook. */
 static Value *expr_getattr(Interp *I, Value *self, Sym *name) {
-  Expr *e = self->u.obj.p;
-  if (sym_is(name, "dtype")) return bi_te_dtype_str(e->dtype);
-  return kind_attr(e, name);
+  return kind_attr(self->u.obj.p, name);
 }
 
 const ObjClass bi_te_expr_class = {
@@ -260,6 +269,7 @@ const ObjClass bi_te_expr_class = {
     .methods = expr_methods,
     .truthy = expr_truthy,
     .logic = expr_logic,
+    .props = expr_props,
 };
 
 /* ---- IterVar and its Range ---- */
@@ -282,14 +292,32 @@ static int iter_type_code(IterVarKind k) {
   TES_UNREACHABLE();
 }
 
-static Value *itervar_getattr(Interp *I, Value *self, Sym *name) {
-  IterVar *iv = self->u.obj.p;
-  if (sym_is(name, "var")) return bi_te_wrap_expr(ir_varref(arena(I), iv->var));
-  if (sym_is(name, "dom")) return iv->dom.min ? val_obj_new(&bi_te_range_class, iv) : val_none();
-  if (sym_is(name, "thread_tag")) return val_cstr(iv->thread_tag ? iv->thread_tag : "");
-  if (sym_is(name, "iter_type")) return val_int(iter_type_code(iv->kind));
-  return NULL;
+static Value *itervar_var(Interp *I, Value *self) {
+  return bi_te_wrap_expr(ir_varref(arena(I), ((IterVar *)self->u.obj.p)->var));
 }
+
+static Value *itervar_dom(Interp *I, Value *self) {
+  IterVar *iv = self->u.obj.p;
+  return iv->dom.min ? val_obj_new(&bi_te_range_class, iv) : val_none();
+}
+
+static Value *itervar_thread_tag(Interp *I, Value *self) {
+  const IterVar *iv = self->u.obj.p;
+  return val_cstr(iv->thread_tag ? iv->thread_tag : "");
+}
+
+static Value *itervar_iter_type(Interp *I, Value *self) {
+  return val_int(iter_type_code(((IterVar *)self->u.obj.p)->kind));
+}
+
+static const Property itervar_props[] = {
+    {"var", itervar_var, "the loop variable, a PrimExpr"},
+    {"dom", itervar_dom, "the Range the variable runs over (min, extent), or None if not known"},
+    {"thread_tag", itervar_thread_tag, "the thread it is bound to ('threadIdx.x'), or ''"},
+    {"iter_type", itervar_iter_type,
+     "TVM's kind number: 0 data parallel, 1 thread, 2 reduction, 4 opaque"},
+    {0},
+};
 
 static const Builtin itervar_methods[] = {
     {"astype", bi_expr_astype, 1, PARAMS("dtype"),
@@ -302,13 +330,13 @@ static const Builtin itervar_methods[] = {
 const ObjClass bi_te_itervar_class = {
     .type = {"IterVar", NULL, VAL_OBJ, NULL},
     .repr = itervar_repr,
-    .getattr = itervar_getattr,
     .binop = expr_binop,
     .unop = expr_unop,
     .compare = expr_compare,
     .methods = itervar_methods,
     .truthy = expr_truthy,
     .logic = expr_logic,
+    .props = itervar_props,
 };
 
 static Value *range_repr(Interp *I, Value *self) {
@@ -322,18 +350,25 @@ static Value *range_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *range_getattr(Interp *I, Value *self, Sym *name) {
-  const IterVar *iv = self->u.obj.p;
-  if (sym_is(name, "min")) return bi_te_wrap_expr(iv->dom.min);
-  if (sym_is(name, "extent")) return bi_te_wrap_expr(iv->dom.extent);
-  return NULL;
+static Value *range_min(Interp *I, Value *self) {
+  return bi_te_wrap_expr(((IterVar *)self->u.obj.p)->dom.min);
 }
+
+static Value *range_extent(Interp *I, Value *self) {
+  return bi_te_wrap_expr(((IterVar *)self->u.obj.p)->dom.extent);
+}
+
+static const Property range_props[] = {
+    {"min", range_min, "the first value, a PrimExpr"},
+    {"extent", range_extent, "the number of values, a PrimExpr"},
+    {0},
+};
 
 const ObjClass bi_te_range_class = {
     .type = {"Range", NULL, VAL_OBJ, NULL},
     .repr = range_repr,
-    .getattr = range_getattr,
     .compare = node_compare,
+    .props = range_props,
 };
 
 /* ---- Tensor ---- */
@@ -356,16 +391,41 @@ static Value *tensor_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *tensor_getattr(Interp *I, Value *self, Sym *name) {
-  Tensor *t = self->u.obj.p;
-  if (sym_is(name, "shape")) return bi_te_expr_list(t->ndim, t->shape);
-  if (sym_is(name, "dtype")) return bi_te_dtype_str(t->dtype);
-  if (sym_is(name, "name")) return val_cstr(t->name);
-  if (sym_is(name, "ndim")) return val_int(t->ndim);
-  if (sym_is(name, "value_index")) return val_int(t->value_index);
-  if (sym_is(name, "op") && t->op) return bi_te_wrap_op(t->op);
-  return NULL;
+static Value *tensor_shape(Interp *I, Value *self) {
+  const Tensor *t = self->u.obj.p;
+  return bi_te_expr_list(t->ndim, t->shape);
 }
+
+static Value *tensor_dtype(Interp *I, Value *self) {
+  return bi_te_dtype_str(((Tensor *)self->u.obj.p)->dtype);
+}
+
+static Value *tensor_name(Interp *I, Value *self) {
+  return val_cstr(((Tensor *)self->u.obj.p)->name);
+}
+
+static Value *tensor_ndim(Interp *I, Value *self) {
+  return val_int(((Tensor *)self->u.obj.p)->ndim);
+}
+
+static Value *tensor_value_index(Interp *I, Value *self) {
+  return val_int(((Tensor *)self->u.obj.p)->value_index);
+}
+
+static Value *tensor_op(Interp *I, Value *self) {
+  Tensor *t = self->u.obj.p;
+  return t->op ? bi_te_wrap_op(t->op) : NULL;
+}
+
+static const Property tensor_props[] = {
+    {"shape", tensor_shape, "the extent of each dimension, a list of PrimExpr"},
+    {"dtype", tensor_dtype, "the element type, a str ('float32')"},
+    {"name", tensor_name, "the tensor's name"},
+    {"ndim", tensor_ndim, "the number of dimensions"},
+    {"value_index", tensor_value_index, "which output of its operation it is"},
+    {"op", tensor_op, "the Operation that produces it"},
+    {0},
+};
 
 /* One index of A[i, j] / A(i, j): an integer expression (a Python int is int32). */
 static Expr *tensor_index(Interp *I, const Tensor *t, int i, Value *v) {
@@ -417,12 +477,12 @@ static Value *tensor_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) 
 const ObjClass bi_te_tensor_class = {
     .type = {"Tensor", NULL, VAL_OBJ, NULL},
     .repr = tensor_repr,
-    .getattr = tensor_getattr,
     .call = tensor_call,
     .getitem = tensor_getitem,
     .binop = tensor_binop,
     .unop = tensor_unop,
     .compare = node_compare,
+    .props = tensor_props,
 };
 
 /* ---- Operation ---- */
@@ -439,25 +499,69 @@ static Value *tensor_list(int n, Tensor *const *ts) {
   return l;
 }
 
-static Value *compute_attr(Operation *op, Sym *name) {
-  if (sym_is(name, "axis")) return bi_te_itervar_list(op->naxis, op->axis);
-  if (sym_is(name, "reduce_axis")) return bi_te_itervar_list(op->nreduce, op->reduce_axis);
-  if (sym_is(name, "body")) return bi_te_expr_list(op->noutputs, op->body);
-  if (sym_is(name, "attrs")) return val_dict_new();
-  return NULL;
+static Value *op_name(Interp *I, Value *self) {
+  return val_cstr(((Operation *)self->u.obj.p)->name);
 }
 
-static Value *op_getattr(Interp *I, Value *self, Sym *name) {
-  Operation *op = self->u.obj.p;
-  if (sym_is(name, "name")) return val_cstr(op->name);
-  if (sym_is(name, "tag")) return val_cstr(op->tag);
-  if (sym_is(name, "num_outputs")) return val_int(op->noutputs);
-  if (sym_is(name, "input_tensors")) return tensor_list(op->ninputs, op->inputs);
-  if (op->kind == OP_COMPUTE) return compute_attr(op, name);
-  if (sym_is(name, "shape")) return bi_te_expr_list(op->outputs[0]->ndim, op->outputs[0]->shape);
-  if (sym_is(name, "dtype")) return bi_te_dtype_str(op->outputs[0]->dtype);
-  return NULL;
+static Value *op_tag(Interp *I, Value *self) { return val_cstr(((Operation *)self->u.obj.p)->tag); }
+
+static Value *op_num_outputs(Interp *I, Value *self) {
+  return val_int(((Operation *)self->u.obj.p)->noutputs);
 }
+
+static Value *op_input_tensors(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return tensor_list(op->ninputs, op->inputs);
+}
+
+static Value *compute_axis(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return bi_te_itervar_list(op->naxis, op->axis);
+}
+
+static Value *compute_reduce_axis(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return bi_te_itervar_list(op->nreduce, op->reduce_axis);
+}
+
+static Value *compute_body(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return bi_te_expr_list(op->noutputs, op->body);
+}
+
+static Value *compute_attrs(Interp *I, Value *self) { return val_dict_new(); }
+
+static Value *placeholder_shape(Interp *I, Value *self) {
+  const Tensor *t = ((Operation *)self->u.obj.p)->outputs[0];
+  return bi_te_expr_list(t->ndim, t->shape);
+}
+
+static Value *placeholder_dtype(Interp *I, Value *self) {
+  return bi_te_dtype_str(((Operation *)self->u.obj.p)->outputs[0]->dtype);
+}
+
+/* What every operation has; each kind adds its own. */
+#define OP_PROPS                                                                                   \
+  {"name", op_name, "the operation's name"},                                                       \
+  {"tag", op_tag, "the tag it was made with, or ''"},                                              \
+  {"num_outputs", op_num_outputs, "the number of tensors it produces"},                            \
+  {"input_tensors", op_input_tensors, "the tensors it reads, a list"}
+static const Property op_props[] = {OP_PROPS, {0}};
+static const Property compute_op_props[] = {
+    OP_PROPS,
+    {"axis", compute_axis, "the data-parallel axes, a list of IterVar"},
+    {"reduce_axis", compute_reduce_axis, "the reduction axes, a list of IterVar"},
+    {"body", compute_body, "the expression of each output, a list of PrimExpr"},
+    {"attrs", compute_attrs, "the operation's attributes, a dict (always empty)"},
+    {0},
+};
+static const Property placeholder_op_props[] = {
+    OP_PROPS,
+    {"shape", placeholder_shape, "the extent of each dimension, a list of PrimExpr"},
+    {"dtype", placeholder_dtype, "the element type, a str ('float32')"},
+    {0},
+};
+#undef OP_PROPS
 
 static Value *bi_op_output(Interp *I, Value *self, Value **a) {
   Operation *op = self->u.obj.p;
@@ -480,20 +584,20 @@ static const Builtin op_methods[] = {
 const ObjClass bi_te_op_class = {
     .type = {"Operation", NULL, VAL_OBJ, NULL},
     .repr = op_repr,
-    .getattr = op_getattr,
     .compare = node_compare,
     .methods = op_methods,
+    .props = op_props,
 };
-#define OP_KIND_CLASS(var, name)                                                                   \
+#define OP_KIND_CLASS(var, name, props_)                                                           \
   const ObjClass var = {                                                                           \
       .type = {name, &bi_te_op_class.type, VAL_OBJ, NULL},                                         \
       .repr = op_repr,                                                                             \
-      .getattr = op_getattr,                                                                       \
       .compare = node_compare,                                                                     \
       .methods = op_methods,                                                                       \
+      .props = props_,                                                                             \
   };
-OP_KIND_CLASS(bi_te_compute_op_class, "ComputeOp")
-OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp")
+OP_KIND_CLASS(bi_te_compute_op_class, "ComputeOp", compute_op_props)
+OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp", placeholder_op_props)
 #undef OP_KIND_CLASS
 
 /* ---- CommReducer ---- */
@@ -504,18 +608,37 @@ static Value *combiner_repr(Interp *I, Value *self) {
   return val_str_sb(&b);
 }
 
-static Value *combiner_getattr(Interp *I, Value *self, Sym *name) {
-  CommReducer *c = self->u.obj.p;
-  if (sym_is(name, "lhs")) return var_list(I, c->n, c->lhs);
-  if (sym_is(name, "rhs")) return var_list(I, c->n, c->rhs);
-  if (sym_is(name, "result")) return bi_te_expr_list(c->n, c->result);
-  if (sym_is(name, "identity_element")) return bi_te_expr_list(c->n, c->identity);
-  return NULL;
+static Value *combiner_lhs(Interp *I, Value *self) {
+  const CommReducer *c = self->u.obj.p;
+  return var_list(I, c->n, c->lhs);
 }
+
+static Value *combiner_rhs(Interp *I, Value *self) {
+  const CommReducer *c = self->u.obj.p;
+  return var_list(I, c->n, c->rhs);
+}
+
+static Value *combiner_result(Interp *I, Value *self) {
+  const CommReducer *c = self->u.obj.p;
+  return bi_te_expr_list(c->n, c->result);
+}
+
+static Value *combiner_identity(Interp *I, Value *self) {
+  const CommReducer *c = self->u.obj.p;
+  return bi_te_expr_list(c->n, c->identity);
+}
+
+static const Property combiner_props[] = {
+    {"lhs", combiner_lhs, "the left operands of the combining expressions, a list of Var"},
+    {"rhs", combiner_rhs, "the right operands, a list of Var"},
+    {"result", combiner_result, "the combining expressions, a list of PrimExpr"},
+    {"identity_element", combiner_identity, "the starting values, a list of PrimExpr"},
+    {0},
+};
 
 const ObjClass bi_te_combiner_class = {
     .type = {"CommReducer", NULL, VAL_OBJ, NULL},
     .repr = combiner_repr,
-    .getattr = combiner_getattr,
     .compare = node_compare,
+    .props = combiner_props,
 };

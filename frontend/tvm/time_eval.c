@@ -175,16 +175,32 @@ static Value *seconds_tuple(const Result *r) {
   return t;
 }
 
-static Value *result_getattr(Interp *I, Value *self, Sym *name) {
-  Result *r = self->u.obj.p;
-  if (sym_is(name, "mean")) return val_float(r->mean);
-  if (sym_is(name, "median")) return val_float(r->median);
-  if (sym_is(name, "min")) return val_float(r->min);
-  if (sym_is(name, "max")) return val_float(r->max);
-  if (sym_is(name, "std")) return val_float(r->std);
-  if (sym_is(name, "results")) return seconds_tuple(r);
-  return NULL;
+static Value *result_mean(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->mean);
 }
+static Value *result_median(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->median);
+}
+static Value *result_min(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->min);
+}
+static Value *result_max(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->max);
+}
+static Value *result_std(Interp *I, Value *self) {
+  return val_float(((Result *)self->u.obj.p)->std);
+}
+static Value *result_results(Interp *I, Value *self) { return seconds_tuple(self->u.obj.p); }
+
+static const Property result_props[] = {
+    {"mean", result_mean, "the mean of the repeats' times, in seconds"},
+    {"median", result_median, "the median time, in seconds"},
+    {"min", result_min, "the shortest time, in seconds"},
+    {"max", result_max, "the longest time, in seconds"},
+    {"std", result_std, "the standard deviation of the times, in seconds"},
+    {"results", result_results, "every repeat's time, a tuple of seconds"},
+    {0},
+};
 
 /* TVM's BenchmarkResult repr, seconds with Python's float repr. */
 static Value *result_repr(Interp *I, Value *self) {
@@ -210,5 +226,5 @@ static const ObjClass result_class = {
     .type = {"BenchmarkResult", NULL, VAL_OBJ, NULL},
     .free = result_free,
     .repr = result_repr,
-    .getattr = result_getattr,
+    .props = result_props,
 };

@@ -1237,6 +1237,68 @@ static void test_attrs(void) {
   val_decref(r);
 }
 
+/* ---- an object class's tables: properties, methods, the getattr hook ---- */
+
+static Value *prop_shape(Interp *In, Value *self) { return val_int(*(int64_t *)self->u.obj.p); }
+static Value *prop_absent(Interp *In, Value *self) { return NULL; } /* this object has none */
+static Value *prop_fails(Interp *In, Value *self) {
+  return interp_raise(In, EXC_RuntimeError, "no such device");
+}
+static Value *meth_scale(Interp *In, Value *self, Value **a) {
+  return val_int(2 * *(int64_t *)self->u.obj.p);
+}
+static Value *hook_dynamic(Interp *In, Value *self, Sym *name) {
+  return sym_is(name, "dynamic") || sym_is(name, "shape") ? val_int(-1) : NULL;
+}
+static const Property box_props[] = {
+    {"shape", prop_shape, "the box's number"},
+    {"op", prop_absent, "absent on every box"},
+    {"version", prop_fails, "always an error"},
+    {0},
+};
+static const Builtin box_methods[] = {{"scale", meth_scale, 0, NOPARAMS, "scale() -> int"}, {0}};
+static const ObjClass box_class = {
+    .type = {"Box", NULL, VAL_OBJ, NULL},
+    .getattr = hook_dynamic,
+    .methods = box_methods,
+    .props = box_props,
+};
+
+static void test_props(void) {
+  static int64_t seven = 7;
+  Value *box = val_obj_new(&box_class, &seven);
+  CHECK(int_is(val_getattr(I, box, sym_cstr("shape")), 7)); /* the table before the hook */
+  CHECK(int_is(val_getattr(I, box, sym_cstr("dynamic")), -1));
+  CHECK(err_is(val_getattr(I, box, sym_cstr("version")), EXC_RuntimeError, "no such device"));
+  CHECK(err_is(val_getattr(I, box, sym_cstr("op")), EXC_AttributeError,
+               "'Box' object has no attribute 'op'"));
+  CHECK(err_is(val_getattr(I, box, sym_cstr("shap")), EXC_AttributeError,
+               "'Box' object has no attribute 'shap' (did you mean 'shape'?)"));
+  CHECK(err_is(val_getattr(I, box, sym_cstr("scal")), EXC_AttributeError,
+               "'Box' object has no attribute 'scal' (did you mean 'scale'?)"));
+  Value *m = val_getattr(I, box, sym_cstr("scale"));
+  CHECK(int_is(m ? interp_callv(I, m, 0, NULL) : NULL, 14));
+  val_xdecref(m);
+  CHECK(repr_is(val_dir(I, box), "['op', 'scale', 'shape', 'version']"));
+  CHECK(val_find_prop(box_props, sym_cstr("version")) == &box_props[2]);
+  CHECK(val_find_prop(box_props, sym_cstr("versio")) == NULL &&
+        val_find_prop(NULL, sym_cstr("op")) == NULL);
+  CHECK(val_find_method(box_methods, sym_cstr("scale")) == &box_methods[0]);
+  val_decref(box);
+  /* nearest names: Python's bound (distance <= (the two lengths + 3) / 6), never the name
+   * itself */
+  Value *names = val_list_new(4);
+  const char *ns[] = {"pop", "shape", "dtype", "ndim"};
+  for (int i = 0; i < 4; i++) val_list_append_take(names, val_cstr(ns[i]));
+  CHECK(val_nearest_name(names, "shap") && !strcmp(val_nearest_name(names, "shap"), "shape"));
+  CHECK(val_nearest_name(names, "dtyp") && !strcmp(val_nearest_name(names, "dtyp"), "dtype"));
+  CHECK(val_nearest_name(names, "nope") == NULL);
+  CHECK(val_nearest_name(names, "x") == NULL);
+  CHECK(val_nearest_name(names, "ndim") == NULL);
+  CHECK(val_nearest_name(names, "ndims") && !strcmp(val_nearest_name(names, "ndims"), "ndim"));
+  val_decref(names);
+}
+
 /* ---- the cycle collector ---- */
 
 /* An object holding one value, as a time_evaluator holds its Module: two of them holding each
@@ -1340,6 +1402,7 @@ int main(void) {
   test_dict_methods();
   test_repr();
   test_attrs();
+  test_props();
   test_gc();
   interp_free(I);
   return finish();
