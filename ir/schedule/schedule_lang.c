@@ -428,6 +428,13 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
                       "not supported yet: binding reduction axis %s of stage %s to %s "
                       "(cross-thread reduction arrives with the GPU backend)",
                       nm(iv), st->op->name, thread->thread_tag);
+  /* the loop variable becomes the thread index itself, so the two must agree */
+  if (!dt_eq(iv->var->dtype, thread->var->dtype)) {
+    char a[32], b[32];
+    return sched_fail(st->sched, "cannot bind axis %s of stage %s: it is %s but thread %s is %s",
+                      nm(iv), st->op->name, dt_name(iv->var->dtype, a), thread->thread_tag,
+                      dt_name(thread->var->dtype, b));
+  }
   for (int i = 0; i < st->nattr; i++)
     if (st->attrs[i].bind_thread == thread && st->attrs[i].iv != iv)
       return sched_fail(st->sched, "cannot bind axis %s of stage %s: %s is already bound to %s",
