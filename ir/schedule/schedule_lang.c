@@ -1,6 +1,6 @@
 /* schedule_lang.c: te.create_schedule and the stage primitives (TVM's schedule_lang.cc). A
  * primitive checks its request, records it on the Stage and returns; lowering does the work.
- * A refused request changes nothing and leaves its reason in Schedule.error. */
+ * A refused request changes nothing and leaves its reason in Schedule.diag. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,11 @@
 bool sched_fail(Schedule *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(s->error, sizeof s->error, fmt, ap);
+  diag_clear(&s->diag);
+  ir_verror(&s->diag, fmt, ap);
   va_end(ap);
   return false;
 }
-
-const char *sched_error(const Schedule *s) { return s->error; }
 
 /* Appends p to the arena array *items of *n items and *cap slots. */
 static void push_ptr(Arena *a, void ***items, int *n, int *cap, void *p) {

@@ -43,8 +43,9 @@ static void unbuild(Built *b) {
 
 static LoweredFunc *lower_args(Schedule *s, const char *name, int nargs, Tensor **args) {
   LowerOptions opt = {.name = name};
-  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt);
-  if (!f) printf("lowering failed: %s\n", sched_error(s));
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt, &d);
+  if (!f) printf("lowering failed: %s\n", d.msg);
   return f;
 }
 
