@@ -14,13 +14,12 @@
 static const TesLlvm *loaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Opens path and takes its table; NULL with *err (malloc'd) replaced by dlerror's words. */
-static const TesLlvm *open_plugin(const char *path, char **err) {
+/* Opens path and takes its table; NULL with dlerror's words in why. */
+static const TesLlvm *open_plugin(const char *path, Diag *why) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   TesLlvmPluginFn fn = h ? (TesLlvmPluginFn)dlsym(h, TES_LLVM_PLUGIN_SYMBOL) : NULL;
   if (fn) return fn();
-  free(*err);
-  *err = xstrdup(dlerror());
+  ir_error(why, "%s", dlerror());
   if (h) dlclose(h);
   return NULL;
 }
@@ -38,31 +37,25 @@ static bool beside_binary(char *buf, size_t size, bool up) {
          (int)size;
 }
 
-static const TesLlvm *load(char **err) {
+static const TesLlvm *load(Diag *why) {
   const char *env = getenv("TES_LLVM_PLUGIN");
-  if (env && *env) return open_plugin(env, err);
+  if (env && *env) return open_plugin(env, why);
   char path[PATH_MAX + 64];
   for (int up = 0; up <= 1; up++) {
     if (!beside_binary(path, sizeof path, up)) continue;
-    if (access(path, R_OK) == 0) return open_plugin(path, err);
+    if (access(path, R_OK) == 0) return open_plugin(path, why);
   }
-  free(*err);
-  *err = xstrdup("cannot find " TES_LLVM_PLUGIN_FILE " (the LLVM back end) beside the tes "
-                 "binary; set TES_LLVM_PLUGIN to its path");
+  ir_error(why, "cannot find " TES_LLVM_PLUGIN_FILE " (the LLVM back end) beside the tes "
+                "binary; set TES_LLVM_PLUGIN to its path");
   return NULL;
 }
 
-const TesLlvm *tes_llvm(char **err) {
+const TesLlvm *tes_llvm(Diag *d) {
   pthread_mutex_lock(&lock);
   if (!loaded) {
-    char *why = NULL;
+    Diag why = DIAG_INIT;
     loaded = load(&why);
-    if (!loaded) {
-      size_t n = strlen(why) + 64;
-      *err = xmalloc(n);
-      snprintf(*err, n, "cannot load the LLVM back end: %s", why);
-    }
-    free(why);
+    if (!loaded) ir_error(d, "cannot load the LLVM back end: %s", why.msg);
   }
   const TesLlvm *t = loaded;
   pthread_mutex_unlock(&lock);

@@ -13,6 +13,7 @@
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/sched.h"
+#include "frontend/tvm/raise.h"
 #include "backends/c/codegen_c.h"
 
 const TesLlvm *bi_llvm;
@@ -118,8 +119,6 @@ static const LoweredFunc *build_input(Interp *I, Value **a, const char *name) {
   return f;
 }
 
-static Value *build_error(Interp *I, char *err) { return bi_llvm_error(I, EXC_BuildError, err); }
-
 static Built *new_built(const LoweredFunc *f, const char *target) {
   Built *m = xcalloc(1, sizeof *m);
   m->name = xstrdup(f->name);
@@ -133,8 +132,9 @@ static Built *new_built(const LoweredFunc *f, const char *target) {
 
 /* The c target: C source to read, nothing to run. */
 static Value *build_c(Interp *I, const LoweredFunc *f, const char *target) {
-  char *err = NULL, *src = cg_c_source(f, &err);
-  if (!src) return build_error(I, err);
+  Diag d = DIAG_INIT;
+  char *src = cg_c_source(f, &d);
+  if (!src) return bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(f, target);
   m->c_source = src;
   return val_obj_new(&bi_build_module_class, m);
@@ -142,27 +142,27 @@ static Value *build_c(Interp *I, const LoweredFunc *f, const char *target) {
 
 /* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. */
 static Value *build_llvm(Interp *I, const LoweredFunc *f, const char *target) {
-  char *err = NULL;
-  CgLlvmCode *code = bi_llvm->build(f, target, &err);
-  if (!code) return build_error(I, err);
+  Diag d = DIAG_INIT;
+  CgLlvmCode *code = bi_llvm->build(f, target, &d);
+  if (!code) return bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(f, target);
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
   if (!bi_llvm->runs_here(code)) return mod;
   void *obj;
   size_t len;
-  if (!bi_llvm->object(code, &obj, &len, &err)) goto fail;
-  m->lib = bi_llvm->load_object(obj, len, &err);
+  if (!bi_llvm->object(code, &obj, &len, &d)) goto fail;
+  m->lib = bi_llvm->load_object(obj, len, &d);
   free(obj);
   if (!m->lib) goto fail;
   StrBuf sym = STRBUF_INIT;
   sb_printf(&sym, "%s_packed", f->name);
-  m->packed = (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &err);
+  m->packed = (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &d);
   sb_free(&sym);
   if (m->packed) return mod;
 fail:
   val_decref(mod);
-  return build_error(I, err);
+  return bi_raise_diag(I, EXC_BuildError, &d);
 }
 
 static Value *build_module(Interp *I, Value **a);
@@ -192,11 +192,10 @@ static Value *build_module(Interp *I, Value **a) {
                             bi_target_known_kinds[i]);
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
-  char *err = NULL;
-  if (!bi_llvm && (bi_llvm = tes_llvm(&err)))
+  Diag d = DIAG_INIT;
+  if (!bi_llvm && (bi_llvm = tes_llvm(&d)))
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
-  if (!bi_llvm) return build_error(I, err);
-  if (!bi_llvm->target_check(target, &err)) return build_error(I, err);
+  if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
   const LoweredFunc *f = build_input(I, a, name);
   return f ? build_llvm(I, f, target) : NULL;
 }
