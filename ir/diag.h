@@ -29,7 +29,8 @@ typedef struct Diag {
 } Diag;
 
 /* An empty Diag; a Diag needs nothing freed. */
-#define DIAG_INIT {DIAG_NONE, NULL, 0, ""}
+#define DIAG_INIT                                                                                  \
+  { DIAG_NONE, NULL, 0, "" }
 
 /* Record an error on d and return false, so that `return ir_error(d, ...)` reads well in a
  * function returning bool (and `return ir_error(d, ...), NULL` in one returning a pointer).

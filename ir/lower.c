@@ -65,8 +65,7 @@ static bool check_args(const Schedule *s, int nargs, Tensor **args, Diag *d) {
     if (!args[i]) return ir_error(d, "cannot lower: argument %d is not a tensor", i);
     for (int j = 0; j < i; j++)
       if (args[j] == args[i])
-        return ir_error(d, "cannot lower: tensor %s is given twice as an argument",
-                        args[i]->name);
+        return ir_error(d, "cannot lower: tensor %s is given twice as an argument", args[i]->name);
   }
   for (int i = 0; i < s->nstages; i++) {
     const Operation *op = s->stages[i]->op;

@@ -300,8 +300,7 @@ bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d) {
   int status = run_logged(argv, sc.log);
   bool ok = status == 0;
   if (!ok)
-    fail(d,
-         status < 0 ? "export: cannot run the C compiler: " : "export: the C compiler failed: ",
+    fail(d, status < 0 ? "export: cannot run the C compiler: " : "export: the C compiler failed: ",
          read_log(sc.log));
   remove_scratch(&sc);
   return ok;

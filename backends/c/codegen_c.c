@@ -309,7 +309,7 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
   case EXPR_PRODUCER_LOAD:
   case EXPR_REDUCE:
     ir_error(p->diag, "not supported yet: %s expression left by lowering on the c target",
-         ir_expr_kind_names[e->kind]);
+             ir_expr_kind_names[e->kind]);
     return;
   case EXPR_KIND_COUNT:
     break;
@@ -331,7 +331,7 @@ static void for_loop(CPrinter *p, const Stmt *s) {
   const char *i = name_of(p, s->u.for_.var), *t = c_type(s->u.for_.var->dtype);
   if (s->u.for_.fkind == FOR_THREAD_BINDING) {
     ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the c target",
-         s->u.for_.var->name);
+             s->u.for_.var->name);
     return;
   }
   if (s->u.for_.fkind == FOR_PARALLEL) line(p, "#pragma omp parallel for\n");
@@ -434,13 +434,14 @@ static void stmt(CPrinter *p, const Stmt *s) {
   case STMT_PROVIDE:
   case STMT_REALIZE:
     ir_error(p->diag, "not supported yet: %s statement left by lowering on the c target",
-         ir_stmt_kind_names[s->kind]);
+             ir_stmt_kind_names[s->kind]);
     return;
   case STMT_ALLOCATE:
     return allocate(p, s);
   case STMT_ATTR:
     if (strcmp(s->u.attr.key, "thread_extent") == 0 || strcmp(s->u.attr.key, "virtual_thread") == 0)
-      ir_error(p->diag, "not supported yet: attr \"%s\" on the c target (a GPU schedule)", s->u.attr.key);
+      ir_error(p->diag, "not supported yet: attr \"%s\" on the c target (a GPU schedule)",
+               s->u.attr.key);
     line(p, "/* attr %s */\n", s->u.attr.key);
     return stmt(p, s->u.attr.body);
   case STMT_LET:

@@ -262,13 +262,13 @@ static LLVMValueRef var(Cg *cg, const Expr *e) {
   LLVMValueRef v = cg_lookup(cg, e->u.var);
   if (v) return v;
   ir_error(cg->diag, "variable '%s' is not bound: pass a tensor whose shape has it as an argument",
-          e->u.var->name);
+           e->u.var->name);
   return LLVMGetPoison(cg_type(cg, e->dtype));
 }
 
 static LLVMValueRef unsupported(Cg *cg, const Expr *e, const char *why) {
-  ir_error(cg->diag, "not supported yet: %s expression %s on the llvm target", ir_expr_kind_names[e->kind],
-          why);
+  ir_error(cg->diag, "not supported yet: %s expression %s on the llvm target",
+           ir_expr_kind_names[e->kind], why);
   return LLVMGetPoison(cg_type(cg, e->dtype));
 }
 

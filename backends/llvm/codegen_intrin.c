@@ -125,7 +125,8 @@ static LLVMValueRef bits(Cg *cg, const Expr *e) {
   int n = e->u.call.n;
   bool unary = strcmp(op, "bitwise_not") == 0 || strcmp(op, "popcount") == 0;
   if (n != (unary ? 1 : 2) || !dt_is_int(e->u.call.args[0]->dtype)) {
-    ir_error(cg->diag, "@%s takes %d integer argument%s", e->u.call.op, unary ? 1 : 2, unary ? "" : "s");
+    ir_error(cg->diag, "@%s takes %d integer argument%s", e->u.call.op, unary ? 1 : 2,
+             unary ? "" : "s");
     return poison(cg, e);
   }
   LLVMValueRef a = cg_expr(cg, e->u.call.args[0]);
@@ -213,8 +214,9 @@ static LLVMValueRef call_extern(Cg *cg, const Expr *e) {
   for (int i = 0; i < n; i++) {
     const Expr *a = e->u.call.args[first + i];
     if (a->dtype.lanes > 1 || a->kind == EXPR_STR)
-      ir_error(cg->diag, "not supported yet: @tir.call_extern(\"%s\") with a vector or string argument",
-              name);
+      ir_error(cg->diag,
+               "not supported yet: @tir.call_extern(\"%s\") with a vector or string argument",
+               name);
     args[i] = cg_expr(cg, a);
     types[i] = LLVMTypeOf(args[i]);
   }

@@ -150,9 +150,10 @@ static bool listed(const NameList *l, const char *s, size_t n) {
 static bool check_cpu(const char *cpu, Diag *d) {
   pthread_once(&help.once, read_help);
   if (!help.known || listed(&help.cpus, cpu, strlen(cpu))) return true;
-  ir_error(d, "llvm target: unknown CPU '%s' (LLVM's names: skylake-avx512, znver4, "
-                "x86-64-v3, ...; -mcpu=native is the host)",
-                cpu);
+  ir_error(d,
+           "llvm target: unknown CPU '%s' (LLVM's names: skylake-avx512, znver4, "
+           "x86-64-v3, ...; -mcpu=native is the host)",
+           cpu);
   return false;
 }
 
@@ -207,9 +208,10 @@ static bool target_option(const char *opt, CgTarget *t, Diag *d) {
   for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
     if (option_is(opt, ignored[i], &v)) return true;
   if (strcmp(opt, "-system-lib") == 0) return true;
-  ir_error(d, "llvm target: unknown option '%s' (known: -mcpu=, -mattr=, -mtriple=, "
-                "-opt-level=)",
-                opt);
+  ir_error(d,
+           "llvm target: unknown option '%s' (known: -mcpu=, -mattr=, -mtriple=, "
+           "-opt-level=)",
+           opt);
   return false;
 }
 

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/c/codegen_c.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
-#include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/pass.h"
-#include "frontend/tvm/sched.h"
 #include "frontend/tvm/raise.h"
-#include "backends/c/codegen_c.h"
+#include "frontend/tvm/sched.h"
+#include "frontend/tvm/te_impl.h"
 
 const TesLlvm *bi_llvm;
 

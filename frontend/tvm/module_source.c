@@ -7,10 +7,10 @@
 
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
+#include "frontend/np/ndarray.h"
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
-#include "frontend/np/ndarray.h"
 
 char *bi_build_source(Value *module, const char *fmt, Diag *d) {
   Built *m = built_of(module);

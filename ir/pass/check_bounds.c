@@ -8,10 +8,10 @@
  *   proven inside and pass in silence.
  *   An access certainly outside (bounds.h: unguarded, every loop around it runs, an index
  *   range that is reached) is an error on ctx->diag, naming the stage, the tensor, the
- *   dimension, the range and the shape; lower_run's caller raises it as a LowerError. An access it cannot prove inside
- *   gets one warning (ctx->warn), once per access and message, where its bounds are constant:
- *   when every variable of the index is a loop's of constant range (bounds are proven where
- *   they are constant; over symbolic extents the analyzer knows too little, and a gather,
+ *   dimension, the range and the shape; lower_run's caller raises it as a LowerError. An access it
+ * cannot prove inside gets one warning (ctx->warn), once per access and message, where its bounds
+ * are constant: when every variable of the index is a loop's of constant range (bounds are proven
+ * where they are constant; over symbolic extents the analyzer knows too little, and a gather,
  *   A[idx[i]], is the data's to keep inside). Reads in a select's
  * branches are never errors: select evaluates both and keeps one, so `select(i >= 1, A[i - 1], 0)`
  * reads A[-1] and discards it, which TVM accepts; they are warned about, pointing at if_then_else,

@@ -12,9 +12,9 @@
  *   constant stays an "unroll" loop (TVM stops with an error; here it runs as a loop, the kind
  *   a hint to the code generator). Copies share their inner variables, each bound in its own
  *   scope. Unrolling one loop makes at most UNROLL_MAX_NODES statements and expressions: past
- *   that an "unroll" loop is an error on ctx->diag (a LowerError naming the loop; TVM copies whatever
- *   the size, and LLVM then runs for minutes or out of memory) and a serial loop stays a loop.
- *   Nested unrolls are counted whole, as the inner ones are copied first. Everything else is
+ *   that an "unroll" loop is an error on ctx->diag (a LowerError naming the loop; TVM copies
+ * whatever the size, and LLVM then runs for minutes or out of memory) and a serial loop stays a
+ * loop. Nested unrolls are counted whole, as the inner ones are copied first. Everything else is
  *   returned as it is.
  * Why here: after virtual threads are injected and before vectorization, as in TVM, so that
  *   unrolled copies of a vectorized loop are each vectorized. */

@@ -176,10 +176,10 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
   relax_sets(b, prod, cons, rank, &relax, &found);
   if (prod->npath && !found)
     return ir_error(b->diag,
-                      "cannot compute_at: stage %s is computed at axis %s of %s, but %s reads it "
-                      "outside that loop",
-                      prod->st->op->name, prod->st->attach_ivar->var->name,
-                      prod->st->attach_stage->op->name, cons->st->op->name);
+                    "cannot compute_at: stage %s is computed at axis %s of %s, but %s reads it "
+                    "outside that loop",
+                    prod->st->op->name, prod->st->attach_ivar->var->name,
+                    prod->st->attach_stage->op->name, cons->st->op->name);
   sched_pass_up_domain(b, cons, &up);
   root_sets(b, cons, &up, &relax, &roots);
   ReadCollect rc = {{collect_read, NULL}, a, rg, &roots};

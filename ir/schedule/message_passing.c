@@ -84,8 +84,8 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
   LStage *first = sched_map_get(&b->thread_stage, thread);
   char x[128], y[128];
   return ir_error(b->diag, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
-                    thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
-                    expr_text(r.extent, y, sizeof y), ls->st->op->name);
+                  thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
+                  expr_text(r.extent, y, sizeof y), ls->st->op->name);
 }
 
 /* The itervars a thread-bound leaf derives from (TVM's PassUpThreadBinding). */

@@ -124,9 +124,9 @@ static bool inline_bodies(SchedBounds *b, LStage *ls) {
   }
   if (in.too_deep)
     return ir_error(b->diag,
-                      "cannot lower: inlining into %s makes an expression more than %d nested "
-                      "operations deep (inline fewer stages)",
-                      op->name, IR_MAX_LOWERED_DEPTH);
+                    "cannot lower: inlining into %s makes an expression more than %d nested "
+                    "operations deep (inline fewer stages)",
+                    op->name, IR_MAX_LOWERED_DEPTH);
   return true;
 }
 
@@ -145,14 +145,14 @@ static bool attach_path(SchedBounds *b, LStage *ls) {
     LStage *host = sched_lstage(b, cur->st->attach_stage->op);
     if (host->st->attach == ATTACH_INLINE)
       return ir_error(b->diag, "cannot compute_at: stage %s is computed at %s, which is inlined",
-                        cur->st->op->name, host->st->op->name);
+                      cur->st->op->name, host->st->op->name);
     int at = leaf_index(host, cur->attach_ivar);
     if (at < 0)
       return ir_error(b->diag,
-                        "cannot compute_at: axis %s of stage %s, where %s is computed, is no "
-                        "longer a loop of %s (it was split or fused)",
-                        cur->st->attach_ivar->var->name, host->st->op->name, cur->st->op->name,
-                        host->st->op->name);
+                      "cannot compute_at: axis %s of stage %s, where %s is computed, is no "
+                      "longer a loop of %s (it was split or fused)",
+                      cur->st->attach_ivar->var->name, host->st->op->name, cur->st->op->name,
+                      host->st->op->name);
     int n = ls->npath + at + 1;
     if (n > cap) {
       int ncap = n * 2;

@@ -371,8 +371,8 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
     body = body ? ir_mutate_stmt(&in.m, body) : NULL;
     if (!in.found) {
       ir_error(b->diag,
-                 "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
-                 ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
+               "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
+               ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
       return NULL;
     }
   }

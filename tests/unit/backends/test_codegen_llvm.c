@@ -92,7 +92,7 @@ static int count_mismatch(const float *got, const float *want, int64_t n, double
 #define CHECK_BUILT(b)                                                                             \
   do {                                                                                             \
     CHECK((b).packed != NULL);                                                                     \
-    if (!(b).packed) printf("  build error: %s\n", (b).err.msg);                       \
+    if (!(b).packed) printf("  build error: %s\n", (b).err.msg);                                   \
   } while (0)
 
 /* ---- schedules ---- */

@@ -181,9 +181,8 @@ static void test_cache_write_errors(void) {
   IterVar *order[3] = {mk, axis_of(mc, 1), axis_of(mc, 0)};
   CHECK(sched_reorder(S(s, mc), 3, order));
   CHECK(!sched_cache_write(s, mc, "local"));
-  CHECK_TEXT(s->diag.msg,
-             "cannot cache_write: stage C was already split, fused or reordered; call "
-             "cache_write before scheduling stage C");
+  CHECK_TEXT(s->diag.msg, "cannot cache_write: stage C was already split, fused or reordered; call "
+                          "cache_write before scheduling stage C");
   Schedule *s2 = schedule(1, mc);
   IterVar *ko, *ki;
   CHECK(sched_split(S(s2, mc), mk, I(4), NULL, &ko, &ki));

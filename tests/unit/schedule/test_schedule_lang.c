@@ -84,16 +84,14 @@ static void test_schedule_lang_split_errors(void) {
   CHECK(!sched_split(st, axis_of(tc, 0), NULL, I(-2), &xo, &xi));
   CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: nparts must be positive, not -2");
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), I(2), &xo, &xi));
-  CHECK_TEXT(s->diag.msg,
-             "cannot split axis i of stage C: give exactly one of factor and nparts");
+  CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: give exactly one of factor and nparts");
   CHECK(!sched_split(st, axis_of(tc, 0), F(2), NULL, &xo, &xi));
   CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: factor must be an integer");
   CHECK(!sched_split(st, axis_of(tb, 0), I(2), NULL, &xo, &xi));
   CHECK_TEXT(s->diag.msg, "cannot split: i is not an axis of stage C");
   CHECK(sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
-  CHECK_TEXT(s->diag.msg,
-             "cannot split: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(s->diag.msg, "cannot split: axis i of stage C is not a leaf (it was split or fused)");
   CHECK_TEXT(leaves(st), "i.outer i.inner j");
   CHECK(st->nrel == 1);
 }
@@ -234,13 +232,11 @@ static void test_schedule_lang_annotate(void) {
   CHECK(sched_bind(st, xo, bx) && sched_bind(st, xi, tx));
   CHECK(sched_iter_attr(st, xo)->bind_thread == bx);
   CHECK(!sched_bind(st, axis_of(tc, 1), tx));
-  CHECK_TEXT(s->diag.msg,
-             "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
+  CHECK_TEXT(s->diag.msg, "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
   CHECK(!sched_bind(st, axis_of(tc, 1), xo));
   CHECK_TEXT(s->diag.msg, "cannot bind axis j of stage C: i.outer is not a thread axis");
   CHECK(!sched_bind(st, axis_of(tc, 0), bx));
-  CHECK_TEXT(s->diag.msg,
-             "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(s->diag.msg, "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(sched_bind(st, xi, tx)); /* binding again to the same thread is fine */
   CHECK(sched_iter_attr(st, axis_of(tc, 1))->bind_thread == NULL);
 
