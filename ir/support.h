@@ -1,5 +1,7 @@
 /* support.h: the few helpers every folder of tes uses: checked allocation and internal asserts.
- * Internal asserts are for states no script can reach; user mistakes are TES exceptions. */
+ * Internal asserts are for states no script can reach; user mistakes, and bugs a caller can
+ * stop at (malformed IR after a pass), are reported on a Diag (ir/diag.h) and become TES
+ * exceptions. */
 #ifndef TES_SUPPORT_H
 #define TES_SUPPORT_H
 
