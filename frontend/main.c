@@ -147,13 +147,13 @@ static void emit_ir(void *user, Interp *I, const LoweredFunc *f) {
 
 /* --emit=llvm|asm: each module tvm.build makes, as get_source(fmt) gives it. */
 static void emit_source(void *user, Interp *I, Value *module) {
-  char *err = NULL, *text = bi_build_source(module, (const char *)user, &err);
+  Diag d = DIAG_INIT;
+  char *text = bi_build_source(module, (const char *)user, &d);
   FILE *out = interp_stdout(I);
   if (text) fputs(text, out);
-  else fprintf(stderr, "tes: --emit: %s\n", err);
+  else fprintf(stderr, "tes: --emit: %s\n", d.msg);
   fflush(out);
   free(text);
-  free(err);
 }
 
 static int run_cmd(const Cmd *c) {

@@ -60,19 +60,18 @@ static bool is_arg(int nargs, Tensor **args, const Tensor *t) {
 }
 
 /* Placeholders have no storage of their own: the schedule must get each one as an argument. */
-static bool check_args(Schedule *s, int nargs, Tensor **args) {
+static bool check_args(const Schedule *s, int nargs, Tensor **args, Diag *d) {
   for (int i = 0; i < nargs; i++) {
-    if (!args[i]) return sched_fail(s, "cannot lower: argument %d is not a tensor", i);
+    if (!args[i]) return ir_error(d, "cannot lower: argument %d is not a tensor", i);
     for (int j = 0; j < i; j++)
       if (args[j] == args[i])
-        return sched_fail(s, "cannot lower: tensor %s is given twice as an argument",
-                          args[i]->name);
+        return ir_error(d, "cannot lower: tensor %s is given twice as an argument", args[i]->name);
   }
   for (int i = 0; i < s->nstages; i++) {
     const Operation *op = s->stages[i]->op;
     if (op->kind == OP_PLACEHOLDER && !is_arg(nargs, args, op->outputs[0]))
-      return sched_fail(s, "cannot lower: placeholder %s is read but is not an argument",
-                        op->outputs[0]->name);
+      return ir_error(d, "cannot lower: placeholder %s is read but is not an argument",
+                      op->outputs[0]->name);
   }
   return true;
 }
@@ -90,30 +89,25 @@ enum { VERIFY_ALWAYS = 0 };
 #endif
 
 /* In debug builds (TES_VERIFY_IR, set by meson) or at debug >= 1, the IR is checked after each
- * step, so that a step that breaks it is named as the culprit: a LowerError, not a crash or
- * wrong code later. Every build checks it once more after the last pass, before code
+ * step, so that a step that breaks it is named as the culprit: an internal error, not a crash
+ * or wrong code later. Every build checks it once more after the last pass, before code
  * generation (lower_run). flattened: tir.StorageFlatten has run. */
 static bool verify_each(const LowerOptions *opt) { return VERIFY_ALWAYS || opt->debug >= 1; }
 
-static bool check_ir(Schedule *s, const Stmt *body, const PassCtx *ctx, bool flattened,
-                     const char *pass) {
-  StrBuf err = STRBUF_INIT;
-  bool ok = ir_verify_func(body, ctx, flattened, pass, &err);
-  if (!ok) sched_fail(s, "internal error: %s", sb_cstr(&err));
-  sb_free(&err);
-  return ok;
+static bool check_ir(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass) {
+  return ir_verify_func(body, ctx, flattened, pass, ctx->diag);
 }
 
 /* Inlining puts producers' bodies into their consumers, so schedule_ops may give expressions
  * deeper than a script may build, too deep for the passes' recursion (IR_MAX_LOWERED_DEPTH). */
-static bool shallow_enough(Schedule *s, const Stmt *body) {
+static bool shallow_enough(const Stmt *body, Diag *d) {
   const Stmt *deep = ir_find_deep_stmt(body, IR_MAX_LOWERED_DEPTH);
   if (!deep) return true;
   const char *name = deep->kind == STMT_PROVIDE ? deep->u.provide.tensor->name : NULL;
-  return sched_fail(s,
-                    "cannot lower: an expression%s%s is more than %d nested operations deep "
-                    "after inlining (inline fewer stages)",
-                    name ? " of " : "", name ? name : "", IR_MAX_LOWERED_DEPTH);
+  return ir_error(d,
+                  "cannot lower: an expression%s%s is more than %d nested operations deep "
+                  "after inlining (inline fewer stages)",
+                  name ? " of " : "", name ? name : "", IR_MAX_LOWERED_DEPTH);
 }
 
 static bool is_axis(const Schedule *s, const Var *v) {
@@ -147,21 +141,21 @@ static bool is_disabled(const LowerOptions *opt, const char *pass) {
   return false;
 }
 
-/* The passes of the table, in order; false with sched_error(s) set when one fails or, with
- * `each`, leaves malformed IR. *flattened: tir.StorageFlatten has run; *last: the last pass run. */
-static bool run_passes(Schedule *s, const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool each,
+/* The passes of the table, in order; false with ctx->diag set when one fails or, with `each`,
+ * leaves malformed IR. *flattened: tir.StorageFlatten has run; *last: the last pass run. */
+static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool each,
                        bool *flattened, const char **last) {
   for (int i = 0; i < NPASSES; i++) {
     if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);
-    if (ctx->error) return sched_fail(s, "%s", ctx->error);
+    if (diag_failed(ctx->diag)) return false;
     after(opt, lowering[i].name, next, next != *body);
     *body = next;
     *flattened = *flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;
     *last = lowering[i].name;
-    if (each && !check_ir(s, *body, ctx, *flattened, lowering[i].name)) return false;
+    if (each && !check_ir(*body, ctx, *flattened, lowering[i].name)) return false;
   }
   return true;
 }
@@ -169,12 +163,11 @@ static bool run_passes(Schedule *s, const LowerOptions *opt, PassCtx *ctx, Stmt 
 /* lower_run's work; with `each`, the IR is verified after every step, else only at the end,
  * where *bad_ir tells a malformed result from a user's error. */
 static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
-                               const LowerOptions *opt, bool each, bool *bad_ir) {
+                               const LowerOptions *opt, bool each, bool *bad_ir, Diag *d) {
   *bad_ir = false;
-  s->error[0] = 0;
-  if (!check_args(s, nargs, args)) return NULL;
+  if (!check_args(s, nargs, args, d)) return NULL;
   if (opt->debug >= 1) fprintf(stderr, "lower: schedule_ops\n");
-  SchedBounds *b = sched_infer_bound(s, a);
+  SchedBounds *b = sched_infer_bound(s, a, d);
   Stmt *body = b ? sched_schedule_ops(b) : NULL;
   if (!body) return NULL;
   after(opt, "schedule_ops", body, true);
@@ -195,15 +188,16 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
                  .gpu = opt->gpu,
                  .noptions = opt->noptions,
                  .options = opt->options,
+                 .diag = d,
                  .warn = opt->warn,
                  .warn_user = opt->warn_user};
   bool flattened = false;
   const char *last = "schedule_ops";
-  if (!shallow_enough(s, body)) return NULL;
+  if (!shallow_enough(body, d)) return NULL;
   find_free_vars(s, a, body, &ctx);
-  if (each && !check_ir(s, body, &ctx, flattened, "schedule_ops")) return NULL;
-  if (!run_passes(s, opt, &ctx, &body, each, &flattened, &last)) return NULL;
-  if (!each && !check_ir(s, body, &ctx, flattened, last)) return *bad_ir = true, NULL;
+  if (each && !check_ir(body, &ctx, flattened, "schedule_ops")) return NULL;
+  if (!run_passes(opt, &ctx, &body, each, &flattened, &last)) return NULL;
+  if (!each && !check_ir(body, &ctx, flattened, last)) return *bad_ir = true, NULL;
   f->body = body;
   return f;
 }
@@ -214,19 +208,21 @@ static void quiet(void *user, const char *msg) { (void)user, (void)msg; }
  * the result (release) finds that pass by lowering again, verifying each step, quietly (no
  * dumps, no warnings twice); lowering is deterministic, so the second run fails where the
  * first went wrong. */
-LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt) {
+LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt,
+                       Diag *d) {
   static const LowerOptions defaults = {0};
   if (!opt) opt = &defaults;
+  /* the passes tell their failure by d, so it must start empty */
+  TES_ASSERT(!diag_failed(d), "lower_run given a Diag that holds: %s", d->msg);
   bool bad_ir;
-  LoweredFunc *f = lower_once(a, s, nargs, args, opt, verify_each(opt), &bad_ir);
+  LoweredFunc *f = lower_once(a, s, nargs, args, opt, verify_each(opt), &bad_ir, d);
   if (f || !bad_ir) return f;
-  char first[sizeof s->error];
-  snprintf(first, sizeof first, "%s", sched_error(s));
   LowerOptions again = *opt;
   again.dump = NULL;
   again.warn = quiet;
-  if (!lower_once(a, s, nargs, args, &again, true, &bad_ir) && s->error[0]) return NULL;
-  sched_fail(s, "%s", first);
+  Diag culprit = DIAG_INIT;
+  if (!lower_once(a, s, nargs, args, &again, true, &bad_ir, &culprit) && diag_failed(&culprit))
+    *d = culprit;
   return NULL;
 }
 

@@ -32,9 +32,11 @@ typedef struct LowerOptions {
 } LowerOptions;
 
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be
- * one) into a, which must outlive the result. NULL with sched_error(s) set when the schedule
- * cannot be lowered. opt may be NULL. */
-LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt);
+ * one) into a, which must outlive the result; s does not change. NULL with d set when the
+ * schedule cannot be lowered (a user error: a LowerError) or a step of lowering left malformed
+ * IR (an internal error naming the step); d must hold nothing before. opt may be NULL. */
+LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt,
+                       Diag *d);
 
 
 /* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after

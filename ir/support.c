@@ -9,12 +9,17 @@
 void tes_internal_error(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   fflush(stdout);
-  fprintf(stderr, "tes: internal error at %s:%d: ", file, line);
+  fprintf(stderr, "tes: internal error at %s:%d: ", tes_source_path(file), line);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fputs("\n(this is a bug in tes, not in your script)\n", stderr);
+  fputs("\n(" TES_BUG_NOTE ")\n", stderr);
   abort();
+}
+
+const char *tes_source_path(const char *file) {
+  while (strncmp(file, "../", 3) == 0) file += 3;
+  return file;
 }
 
 static void *oom(size_t n) {

@@ -1,5 +1,7 @@
 /* support.h: the few helpers every folder of tes uses: checked allocation and internal asserts.
- * Internal asserts are for states no script can reach; user mistakes are TES exceptions. */
+ * Internal asserts are for states no script can reach; user mistakes, and bugs a caller can
+ * stop at (malformed IR after a pass), are reported on a Diag (ir/diag.h) and become TES
+ * exceptions. */
 #ifndef TES_SUPPORT_H
 #define TES_SUPPORT_H
 
@@ -8,7 +10,13 @@
 
 #define TES_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
 
+/* What every report of an internal error ends with: tes_internal_error's exit and the
+ * InternalError an ir/diag.h internal Diag raises say the same. */
+#define TES_BUG_NOTE "this is a bug in tes, not in your script: please report it"
+
 noreturn void tes_internal_error(const char *file, int line, const char *fmt, ...) TES_PRINTF(3, 4);
+/* __FILE__ as the checkout names it ("ir/expr.c"), without the build directory's "../". */
+const char *tes_source_path(const char *file);
 
 #define TES_ASSERT(cond, ...) \
   do { if (!(cond)) tes_internal_error(__FILE__, __LINE__, __VA_ARGS__); } while (0)

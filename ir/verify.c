@@ -60,7 +60,7 @@ typedef struct Verifier {
   const PassCtx *ctx;
   bool flattened;
   const char *pass;
-  StrBuf *err;
+  Diag *diag; /* NULL: collecting unbound variables, nothing is reported */
   Scope scope;
   const Stmt *stmt; /* the innermost statement being checked, for the report */
   bool failed;
@@ -78,7 +78,7 @@ typedef struct Verifier {
   int nunbound, cap_unbound;
 } Verifier;
 
-/* Longer nodes are cut: the report ends up in a ScheduleError-sized buffer. */
+/* Longer nodes are cut: the report is one line of a Diag. */
 enum { EXCERPT_CHARS = 160 };
 
 /* The first line of a printed node, at most EXCERPT_CHARS of it. */
@@ -92,23 +92,27 @@ static void put_excerpt(StrBuf *out, StrBuf *text) {
 /* "IR after PASS is malformed: WHAT: NODE", NODE the expression e (NULL: none) and then the
  * statement it is in. Returns false. */
 static bool TES_PRINTF(3, 4) fail(Verifier *vf, const Expr *e, const char *fmt, ...) {
-  StrBuf text = STRBUF_INIT;
-  va_list ap;
+  if (vf->failed || !vf->diag) return vf->failed = true, false;
   vf->failed = true;
-  sb_printf(vf->err, "IR after %s is malformed: ", vf->pass);
+  StrBuf msg = STRBUF_INIT, text = STRBUF_INIT;
+  va_list ap;
+  sb_printf(&msg, "IR after %s is malformed: ", vf->pass);
   va_start(ap, fmt);
-  sb_vprintf(vf->err, fmt, ap);
+  sb_vprintf(&msg, fmt, ap);
   va_end(ap);
-  sb_puts(vf->err, ": ");
+  sb_puts(&msg, ": ");
   if (e) {
     ir_print_expr(&text, e);
-    put_excerpt(vf->err, &text);
-    sb_puts(vf->err, ", in: ");
+    put_excerpt(&msg, &text);
+    sb_puts(&msg, ", in: ");
     text.len = 0;
   }
   ir_print_stmt(&text, vf->stmt, 0);
-  put_excerpt(vf->err, &text);
+  put_excerpt(&msg, &text);
+  /* the pass named in the message is where the bug is, not this file */
+  ir_internal_error_at(vf->diag, NULL, 0, "%s", sb_cstr(&msg));
   sb_free(&text);
+  sb_free(&msg);
   return false;
 }
 
@@ -632,22 +636,20 @@ static void walk(Verifier *vf, const Stmt *body) {
 }
 
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
-                    StrBuf *err) {
-  Verifier vf = {{verify_expr, verify_stmt}, ctx, flattened, pass, err, .stmt = body};
+                    Diag *d) {
+  Verifier vf = {{verify_expr, verify_stmt}, ctx, flattened, pass, d, .stmt = body};
   walk(&vf, body);
   return !vf.failed;
 }
 
 int ir_unbound_vars(Arena *a, const Stmt *body, const PassCtx *ctx, Var ***out) {
-  StrBuf ignored = STRBUF_INIT; /* a malformed body is ir_verify_func's to report */
-  Verifier vf = {
-      {verify_expr, verify_stmt}, ctx, false, "", &ignored, .stmt = body, .collect = true};
+  /* a malformed body is ir_verify_func's to report */
+  Verifier vf = {{verify_expr, verify_stmt}, ctx, false, "", NULL, .stmt = body, .collect = true};
   walk(&vf, body);
   *out = arena_alloc(a, (size_t)(vf.nunbound + 1) * sizeof **out);
   if (vf.nunbound) memcpy(*out, vf.unbound, (size_t)vf.nunbound * sizeof **out);
   free(vf.unbound);
   free(vf.collected.keys);
   free(vf.collected.count);
-  sb_free(&ignored);
   return vf.nunbound;
 }

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
+#include "ir/diag.h"
 #include "ir/pass/pass.h"
-#include "ir/strbuf.h"
 
 /* Whether `body`, the body of a function whose parameters are ctx's binds (tensor i stored in
  * buffer i), is well formed:
@@ -30,10 +30,11 @@
  *     range is reached; a ramp at both ends). Parameters' accesses are the user's: tes.CheckBounds
  *     and tir.InstrumentBoundCheckers look at them.
  * ctx->arena takes the nodes the bound checks build (none when it is NULL: they are skipped).
- * On failure, appends "IR after PASS is malformed: WHAT: NODE" to err, NODE printed by the
- * one printer (a statement by its first line), and returns false. */
+ * On failure, records the internal error "IR after PASS is malformed: WHAT: NODE" on d (the
+ * first one found), NODE printed by the one printer (a statement by its first line), and
+ * returns false. */
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
-                    StrBuf *err);
+                    Diag *d);
 
 /* The variables body reads where nothing binds them (by ir_verify_func's rules, ctx->free_vars
  * aside), each once, in the order first read: *out gets a NULL-terminated array in a; returns

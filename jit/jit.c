@@ -49,12 +49,11 @@ static char *take_error(LLVMErrorRef e) {
   return copy;
 }
 
-static char *with_prefix(const char *prefix, char *msg) {
-  size_t n = strlen(prefix) + strlen(msg) + 1;
-  char *s = xmalloc(n);
-  snprintf(s, n, "%s%s", prefix, msg);
+/* Records prefix + msg on d and frees msg; false. */
+static bool fail(Diag *d, const char *prefix, char *msg) {
+  ir_error(d, "%s%s", prefix, msg);
   free(msg);
-  return s;
+  return false;
 }
 
 /* ORC reports why materialising failed here (an unresolved symbol) and gives the lookup only
@@ -74,7 +73,11 @@ static void start_session(void) {
   LLVMInitializeNativeAsmPrinter();
   LLVMErrorRef e = LLVMOrcCreateLLJIT(&S.jit, LLVMOrcCreateLLJITBuilder());
   if (e) {
-    S.start_error = with_prefix("cannot start the LLVM JIT: ", take_error(e));
+    char *why = take_error(e);
+    size_t n = strlen(why) + 64;
+    S.start_error = xmalloc(n);
+    snprintf(S.start_error, n, "cannot start the LLVM JIT: %s", why);
+    free(why);
     S.jit = NULL;
     return;
   }
@@ -107,7 +110,7 @@ static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
 }
 
 /* A spare JITDylib, or a new one that sees the process's libraries. Called with S.lock. */
-static LLVMOrcJITDylibRef get_dylib(char **err) {
+static LLVMOrcJITDylibRef get_dylib(Diag *d) {
   if (S.nspare) return S.spare[--S.nspare];
   char name[32];
   snprintf(name, sizeof name, "tes.module.%d", S.ndylibs++);
@@ -117,7 +120,7 @@ static LLVMOrcJITDylibRef get_dylib(char **err) {
   LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
       &gen, LLVMOrcLLJITGetGlobalPrefix(S.jit), NULL, NULL);
   if (e) {
-    *err = with_prefix("cannot search the process's symbols: ", take_error(e));
+    fail(d, "cannot search the process's symbols: ", take_error(e));
     return NULL; /* the JITDylib stays unused in the session: ORC cannot remove it */
   }
   LLVMOrcJITDylibAddGenerator(jd, gen);
@@ -146,14 +149,11 @@ static void release_dylib(LLVMOrcJITDylibRef jd, LLVMOrcResourceTrackerRef rt) {
   put_dylib(jd);
 }
 
-JitLib *jit_load_object(const void *obj, size_t len, char **err) {
+JitLib *jit_load_object(const void *obj, size_t len, Diag *d) {
   pthread_once(&S.once, start_session);
-  if (!S.jit) {
-    *err = xstrdup(S.start_error);
-    return NULL;
-  }
+  if (!S.jit) return ir_error(d, "%s", S.start_error), NULL;
   pthread_mutex_lock(&S.lock);
-  LLVMOrcJITDylibRef jd = get_dylib(err);
+  LLVMOrcJITDylibRef jd = get_dylib(d);
   LLVMOrcResourceTrackerRef rt = NULL;
   LLVMErrorRef e = NULL;
   if (jd && !(e = define_runtime(jd))) {
@@ -162,7 +162,7 @@ JitLib *jit_load_object(const void *obj, size_t len, char **err) {
     e = LLVMOrcLLJITAddObjectFileWithRT(S.jit, rt, buf);
   }
   if (e) {
-    *err = with_prefix("cannot load the compiled module: ", take_error(e));
+    fail(d, "cannot load the compiled module: ", take_error(e));
     release_dylib(jd, rt);
     jd = NULL;
   }
@@ -189,7 +189,7 @@ static void lookup_done(LLVMErrorRef e, LLVMOrcCSymbolMapPairs result, size_t n,
     l->addr = result[0].Sym.Address;
 }
 
-void *jit_lookup(JitLib *lib, const char *name, char **err) {
+void *jit_lookup(JitLib *lib, const char *name, Diag *d) {
   LLVMOrcCJITDylibSearchOrderElement order = {lib->jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols};
   LLVMOrcCLookupSetElement sym = {LLVMOrcLLJITMangleAndIntern(S.jit, name),
                                   LLVMOrcSymbolLookupFlagsRequiredSymbol};
@@ -209,14 +209,8 @@ void *jit_lookup(JitLib *lib, const char *name, char **err) {
     free(cause);
   }
   TES_ASSERT(l.done, "ORC lookup of %s did not finish on the calling thread", name);
-  if (l.err) {
-    *err = with_prefix("cannot link the compiled module: ", l.err);
-    return NULL;
-  }
-  if (!l.addr) {
-    *err = with_prefix("symbol not found: ", xstrdup(name));
-    return NULL;
-  }
+  if (l.err) return fail(d, "cannot link the compiled module: ", l.err), NULL;
+  if (!l.addr) return ir_error(d, "symbol not found: %s", name), NULL;
   return (void *)(uintptr_t)l.addr;
 }
 
@@ -242,13 +236,11 @@ static bool write_all(const char *path, const void *data, size_t len) {
   return fclose(f) == 0 && ok;
 }
 
-static bool make_scratch(Scratch *sc, const void *obj, size_t len, char **err) {
+static bool make_scratch(Scratch *sc, const void *obj, size_t len, Diag *d) {
   const char *tmp = getenv("TMPDIR");
   snprintf(sc->dir, sizeof sc->dir, "%s/tes-export-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(sc->dir)) {
-    *err = with_prefix("export: cannot make a scratch directory: ", xstrdup(strerror(errno)));
-    return false;
-  }
+  if (!mkdtemp(sc->dir))
+    return ir_error(d, "export: cannot make a scratch directory: %s", strerror(errno));
   snprintf(sc->obj, sizeof sc->obj, "%s/module.o", sc->dir);
   snprintf(sc->rt_c, sizeof sc->rt_c, "%s/runtime.c", sc->dir);
   snprintf(sc->rt_dir, sizeof sc->rt_dir, "%s/jit", sc->dir);
@@ -257,8 +249,7 @@ static bool make_scratch(Scratch *sc, const void *obj, size_t len, char **err) {
   if (write_all(sc->obj, obj, len) && write_all(sc->rt_c, rt_source_c, strlen(rt_source_c)) &&
       mkdir(sc->rt_dir, 0700) == 0 && write_all(sc->rt_h, rt_source_h, strlen(rt_source_h)))
     return true;
-  *err = with_prefix("export: cannot write the scratch files: ", xstrdup(strerror(errno)));
-  return false;
+  return ir_error(d, "export: cannot write the scratch files: %s", strerror(errno));
 }
 
 static void remove_scratch(Scratch *sc) {
@@ -296,9 +287,9 @@ static int run_logged(char *const *argv, const char *log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool jit_export_shared(const char *path, const void *obj, size_t len, char **err) {
+bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d) {
   Scratch sc;
-  if (!make_scratch(&sc, obj, len, err)) {
+  if (!make_scratch(&sc, obj, len, d)) {
     remove_scratch(&sc);
     return false;
   }
@@ -324,12 +315,9 @@ bool jit_export_shared(const char *path, const void *obj, size_t len, char **err
                   NULL};
   int status = run_logged(argv, sc.log);
   bool ok = status == 0;
-  if (!ok) {
-    char *log = read_log(sc.log);
-    *err = with_prefix(status < 0 ? "export: cannot run the C compiler: "
-                                  : "export: the C compiler failed: ",
-                       log);
-  }
+  if (!ok)
+    fail(d, status < 0 ? "export: cannot run the C compiler: " : "export: the C compiler failed: ",
+         read_log(sc.log));
   remove_scratch(&sc);
   return ok;
 }

@@ -10,20 +10,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ir/diag.h"
+
 typedef struct JitLib JitLib;
 
 /* Links an ELF object file for the host (backends/llvm's cg_llvm_object) into the process.
- * NULL with *err (malloc'd: LLVM's own words) when the JIT cannot start or the object is bad. */
-JitLib *jit_load_object(const void *obj, size_t len, char **err);
+ * NULL with a user error on d (LLVM's own words) when the JIT cannot start or the object is
+ * bad. */
+JitLib *jit_load_object(const void *obj, size_t len, Diag *d);
 /* The address of a symbol the object defines; the object is linked on the first lookup, so an
- * unresolved symbol shows here: NULL with *err (malloc'd). */
-void *jit_lookup(JitLib *lib, const char *name, char **err);
+ * unresolved symbol shows here: NULL with d set. */
+void *jit_lookup(JitLib *lib, const char *name, Diag *d);
 /* Frees the object's code; addresses looked up in it are dead after. NULL is fine. */
 void jit_unload(JitLib *lib);
 
 /* A shared object at path from an object file: the system C compiler ($CC, else cc) links it
  * with the runtime's source (jit/runtime.h), so its parallel loops run on a thread pool of
- * their own. false with *err (malloc'd: the compiler's own words) on failure. */
-bool jit_export_shared(const char *path, const void *obj, size_t len, char **err);
+ * their own. false with d set (the compiler's own words) on failure. */
+bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d);
 
 #endif

@@ -15,13 +15,12 @@
 static const TesLlvm *loaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Opens path and takes its table; NULL with *err (malloc'd) replaced by dlerror's words. */
-static const TesLlvm *open_plugin(const char *path, char **err) {
+/* Opens path and takes its table; NULL with dlerror's words in why. */
+static const TesLlvm *open_plugin(const char *path, Diag *why) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   TesLlvmPluginFn fn = h ? (TesLlvmPluginFn)dlsym(h, TES_LLVM_PLUGIN_SYMBOL) : NULL;
   if (fn) return fn();
-  free(*err);
-  *err = xstrdup(dlerror());
+  ir_error(why, "%s", dlerror());
   if (h) dlclose(h);
   return NULL;
 }
@@ -86,33 +85,27 @@ static void plugin_places(Places *p) {
 #endif
 }
 
-static const TesLlvm *load(char **err) {
+static const TesLlvm *load(Diag *why) {
   const char *env = getenv("TES_LLVM_PLUGIN");
-  if (env && *env) return open_plugin(env, err);
+  if (env && *env) return open_plugin(env, why);
   Places places;
   plugin_places(&places);
   for (int i = 0; i < places.n; i++)
-    if (access(places.path[i], R_OK) == 0) return open_plugin(places.path[i], err);
-  StrBuf why = STRBUF_INIT;
-  sb_puts(&why, "cannot find " TES_LLVM_PLUGIN_FILE " (tried ");
-  for (int i = 0; i < places.n; i++) sb_printf(&why, "%s%s", i ? ", " : "", places.path[i]);
-  sb_puts(&why, "); set TES_LLVM_PLUGIN to its path");
-  free(*err);
-  *err = sb_take(&why, NULL);
+    if (access(places.path[i], R_OK) == 0) return open_plugin(places.path[i], why);
+  StrBuf tried = STRBUF_INIT;
+  for (int i = 0; i < places.n; i++) sb_printf(&tried, "%s%s", i ? ", " : "", places.path[i]);
+  ir_error(why, "cannot find " TES_LLVM_PLUGIN_FILE " (tried %s); set TES_LLVM_PLUGIN to its path",
+           sb_cstr(&tried));
+  sb_free(&tried);
   return NULL;
 }
 
-const TesLlvm *tes_llvm(char **err) {
+const TesLlvm *tes_llvm(Diag *d) {
   pthread_mutex_lock(&lock);
   if (!loaded) {
-    char *why = NULL;
+    Diag why = DIAG_INIT;
     loaded = load(&why);
-    if (!loaded) {
-      size_t n = strlen(why) + 64;
-      *err = xmalloc(n);
-      snprintf(*err, n, "cannot load the LLVM back end: %s", why);
-    }
-    free(why);
+    if (!loaded) ir_error(d, "cannot load the LLVM back end: %s", why.msg);
   }
   const TesLlvm *t = loaded;
   pthread_mutex_unlock(&lock);

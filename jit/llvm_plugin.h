@@ -15,19 +15,19 @@
 #include "jit/jit.h"
 
 typedef struct TesLlvm {
-  bool (*target_check)(const char *target, char **err);
-  CgLlvmCode *(*build)(const LoweredFunc *f, const char *target, char **err);
+  bool (*target_check)(const char *target, Diag *d);
+  CgLlvmCode *(*build)(const LoweredFunc *f, const char *target, Diag *d);
   void (*free)(CgLlvmCode *c);
   const char *(*ir_text)(CgLlvmCode *c);
-  char *(*asm_text)(CgLlvmCode *c, char **err);
-  bool (*object)(CgLlvmCode *c, void **data, size_t *len, char **err);
-  char *(*c_header)(const CgLlvmCode *c, const LoweredFunc *f, char **err);
+  char *(*asm_text)(CgLlvmCode *c, Diag *d);
+  bool (*object)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+  char *(*c_header)(const CgLlvmCode *c, const LoweredFunc *f, Diag *d);
   bool (*runs_here)(const CgLlvmCode *c);
   const char *(*error_message)(const CgLlvmCode *c, int32_t code, char buf[64]);
-  JitLib *(*load_object)(const void *obj, size_t len, char **err);
-  void *(*lookup)(JitLib *lib, const char *name, char **err);
+  JitLib *(*load_object)(const void *obj, size_t len, Diag *d);
+  void *(*lookup)(JitLib *lib, const char *name, Diag *d);
   void (*unload)(JitLib *lib);
-  bool (*export_shared)(const char *path, const void *obj, size_t len, char **err);
+  bool (*export_shared)(const char *path, const void *obj, size_t len, Diag *d);
   void (*set_interrupt_flag)(atomic_int *flag); /* jit/runtime.h: before the first build */
 } TesLlvm;
 
@@ -39,8 +39,8 @@ typedef const TesLlvm *(*TesLlvmPluginFn)(void);
 /* The plugin's table, loading it on the first call: from $TES_LLVM_PLUGIN when set, else the
  * first found of: beside the running binary, one folder up (the tests' binaries live in
  * build/tests/), the installed plugin folder reached from the binary's, that folder as
- * configured. NULL with *err (malloc'd) saying what could not be loaded (every place tried);
- * a later call tries again. */
-const TesLlvm *tes_llvm(char **err);
+ * configured. NULL with a user error on d saying what could not be loaded (every place
+ * tried); a later call tries again. */
+const TesLlvm *tes_llvm(Diag *d);
 
 #endif

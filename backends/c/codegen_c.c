@@ -33,19 +33,8 @@ typedef struct CPrinter {
   CVecLet *lets;
   int nlets;
   int nasserts;
-  char *err;
+  Diag *diag; /* the first error; printing goes on to the end */
 } CPrinter;
-
-static void fail(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
-static void fail(CPrinter *p, const char *fmt, ...) {
-  if (p->err) return;
-  StrBuf b = STRBUF_INIT;
-  va_list ap;
-  va_start(ap, fmt);
-  sb_vprintf(&b, fmt, ap);
-  va_end(ap);
-  p->err = sb_take(&b, NULL);
-}
 
 /* ---- names and types ---- */
 
@@ -231,7 +220,7 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
     put(p, ")");
     return;
   }
-  if (!math_call(p, e, fn, lane)) fail(p, "not supported yet: @%s on the c target", op);
+  if (!math_call(p, e, fn, lane)) ir_error(p->diag, "not supported yet: @%s on the c target", op);
 }
 
 static void load(CPrinter *p, const Expr *e, bool lane) {
@@ -319,8 +308,8 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
     return load(p, e, lane);
   case EXPR_PRODUCER_LOAD:
   case EXPR_REDUCE:
-    fail(p, "not supported yet: %s expression left by lowering on the c target",
-         ir_expr_kind_names[e->kind]);
+    ir_error(p->diag, "not supported yet: %s expression left by lowering on the c target",
+             ir_expr_kind_names[e->kind]);
     return;
   case EXPR_KIND_COUNT:
     break;
@@ -341,8 +330,8 @@ static void block(CPrinter *p, const Stmt *s) {
 static void for_loop(CPrinter *p, const Stmt *s) {
   const char *i = name_of(p, s->u.for_.var), *t = c_type(s->u.for_.var->dtype);
   if (s->u.for_.fkind == FOR_THREAD_BINDING) {
-    fail(p, "not supported yet: loop '%s' bound to a GPU thread on the c target",
-         s->u.for_.var->name);
+    ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the c target",
+             s->u.for_.var->name);
     return;
   }
   if (s->u.for_.fkind == FOR_PARALLEL) line(p, "#pragma omp parallel for\n");
@@ -444,14 +433,15 @@ static void stmt(CPrinter *p, const Stmt *s) {
     return store(p, s);
   case STMT_PROVIDE:
   case STMT_REALIZE:
-    fail(p, "not supported yet: %s statement left by lowering on the c target",
-         ir_stmt_kind_names[s->kind]);
+    ir_error(p->diag, "not supported yet: %s statement left by lowering on the c target",
+             ir_stmt_kind_names[s->kind]);
     return;
   case STMT_ALLOCATE:
     return allocate(p, s);
   case STMT_ATTR:
     if (strcmp(s->u.attr.key, "thread_extent") == 0 || strcmp(s->u.attr.key, "virtual_thread") == 0)
-      fail(p, "not supported yet: attr \"%s\" on the c target (a GPU schedule)", s->u.attr.key);
+      ir_error(p->diag, "not supported yet: attr \"%s\" on the c target (a GPU schedule)",
+               s->u.attr.key);
     line(p, "/* attr %s */\n", s->u.attr.key);
     return stmt(p, s->u.attr.body);
   case STMT_LET:
@@ -517,8 +507,8 @@ static void signature(CPrinter *p, const LoweredFunc *f) {
   free(sv.vars);
 }
 
-char *cg_c_source(const LoweredFunc *f, char **err) {
-  CPrinter p = {STRBUF_INIT, 0, NULL, 0, NULL, 0, 0, NULL};
+char *cg_c_source(const LoweredFunc *f, Diag *d) {
+  CPrinter p = {STRBUF_INIT, 0, NULL, 0, NULL, 0, 0, d};
   sb_puts(&p.out, prelude);
   signature(&p, f);
   block(&p, f->body);
@@ -526,8 +516,7 @@ char *cg_c_source(const LoweredFunc *f, char **err) {
   for (int i = 0; i < p.nnames; i++) free(p.names[i].name);
   free(p.names);
   free(p.lets);
-  if (p.err) {
-    *err = p.err;
+  if (diag_failed(d)) {
     sb_free(&p.out);
     return NULL;
   }

@@ -7,11 +7,12 @@
 #ifndef TES_BACKENDS_C_CODEGEN_C_H
 #define TES_BACKENDS_C_CODEGEN_C_H
 
+#include "ir/diag.h"
 #include "ir/func.h"
 
-/* The source (malloc'd), or NULL with *err (malloc'd, a BuildError's message) when f holds
- * something C cannot say here ("not supported yet: ..."). */
-char *cg_c_source(const LoweredFunc *f, char **err);
+/* The source (malloc'd), or NULL with a user error on d (a BuildError) when f holds something
+ * C cannot say here ("not supported yet: ..."). */
+char *cg_c_source(const LoweredFunc *f, Diag *d);
 
 /* C's name for an element type: as the C source writes it (`_Float16`, `bool`, `void *`), or,
  * abi true, as an exported library's header declares it, where float16 travels as its bits

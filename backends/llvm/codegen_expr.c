@@ -20,7 +20,7 @@ static LLVMTypeRef scalar_type(Cg *cg, DType t) {
     if (t.bits == 16) return LLVMHalfTypeInContext(cg->ctx);
     if (t.bits == 32) return LLVMFloatTypeInContext(cg->ctx);
     if (t.bits == 64) return LLVMDoubleTypeInContext(cg->ctx);
-    cg_fail(cg, "not supported yet: float%d on the llvm target", t.bits);
+    ir_error(cg->diag, "not supported yet: float%d on the llvm target", t.bits);
     return LLVMFloatTypeInContext(cg->ctx);
   case DT_HANDLE:
     return LLVMPointerTypeInContext(cg->ctx, 0);
@@ -86,7 +86,7 @@ LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, DType from, DType to) {
   if (dt_eq(from, to)) return v;
   LLVMTypeRef t = cg_type(cg, to);
   if (from.code == DT_HANDLE || to.code == DT_HANDLE) {
-    cg_fail(cg, "not supported yet: a cast between a handle and a number");
+    ir_error(cg->diag, "not supported yet: a cast between a handle and a number");
     return LLVMGetPoison(t);
   }
   if (to.code == DT_BOOL) return to_bool(cg, v, from);
@@ -261,14 +261,14 @@ static LLVMValueRef let(Cg *cg, const Expr *e) {
 static LLVMValueRef var(Cg *cg, const Expr *e) {
   LLVMValueRef v = cg_lookup(cg, e->u.var);
   if (v) return v;
-  cg_fail(cg, "variable '%s' is not bound: pass a tensor whose shape has it as an argument",
-          e->u.var->name);
+  ir_error(cg->diag, "variable '%s' is not bound: pass a tensor whose shape has it as an argument",
+           e->u.var->name);
   return LLVMGetPoison(cg_type(cg, e->dtype));
 }
 
 static LLVMValueRef unsupported(Cg *cg, const Expr *e, const char *why) {
-  cg_fail(cg, "not supported yet: %s expression %s on the llvm target", ir_expr_kind_names[e->kind],
-          why);
+  ir_error(cg->diag, "not supported yet: %s expression %s on the llvm target",
+           ir_expr_kind_names[e->kind], why);
   return LLVMGetPoison(cg_type(cg, e->dtype));
 }
 

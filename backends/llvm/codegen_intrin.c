@@ -92,7 +92,7 @@ static const MathFn *math_fn(const char *op) {
 static LLVMValueRef math(Cg *cg, const Expr *e, const MathFn *m) {
   DType t = e->u.call.args[0]->dtype;
   if (e->u.call.n != m->nargs || !dt_is_float(t)) {
-    cg_fail(cg, "@%s takes %d float argument%s", m->tir, m->nargs, m->nargs == 1 ? "" : "s");
+    ir_error(cg->diag, "@%s takes %d float argument%s", m->tir, m->nargs, m->nargs == 1 ? "" : "s");
     return poison(cg, e);
   }
   LLVMValueRef a[2];
@@ -125,7 +125,8 @@ static LLVMValueRef bits(Cg *cg, const Expr *e) {
   int n = e->u.call.n;
   bool unary = strcmp(op, "bitwise_not") == 0 || strcmp(op, "popcount") == 0;
   if (n != (unary ? 1 : 2) || !dt_is_int(e->u.call.args[0]->dtype)) {
-    cg_fail(cg, "@%s takes %d integer argument%s", e->u.call.op, unary ? 1 : 2, unary ? "" : "s");
+    ir_error(cg->diag, "@%s takes %d integer argument%s", e->u.call.op, unary ? 1 : 2,
+             unary ? "" : "s");
     return poison(cg, e);
   }
   LLVMValueRef a = cg_expr(cg, e->u.call.args[0]);
@@ -183,7 +184,7 @@ static LLVMValueRef masked_branch(Cg *cg, const Expr *branch, LLVMValueRef lanes
 
 static LLVMValueRef if_then_else(Cg *cg, const Expr *e) {
   if (e->u.call.n != 3) {
-    cg_fail(cg, "@tir.if_then_else takes 3 arguments, not %d", e->u.call.n);
+    ir_error(cg->diag, "@tir.if_then_else takes 3 arguments, not %d", e->u.call.n);
     return poison(cg, e);
   }
   const Expr *c = e->u.call.args[0];
@@ -201,7 +202,7 @@ static LLVMValueRef call_extern(Cg *cg, const Expr *e) {
   int first = 0;
   if (strcmp(name, "tir.call_extern") == 0) {
     if (e->u.call.n < 1 || e->u.call.args[0]->kind != EXPR_STR) {
-      cg_fail(cg, "@tir.call_extern needs the function's name first");
+      ir_error(cg->diag, "@tir.call_extern needs the function's name first");
       return poison(cg, e);
     }
     name = e->u.call.args[0]->u.str;
@@ -213,8 +214,9 @@ static LLVMValueRef call_extern(Cg *cg, const Expr *e) {
   for (int i = 0; i < n; i++) {
     const Expr *a = e->u.call.args[first + i];
     if (a->dtype.lanes > 1 || a->kind == EXPR_STR)
-      cg_fail(cg, "not supported yet: @tir.call_extern(\"%s\") with a vector or string argument",
-              name);
+      ir_error(cg->diag,
+               "not supported yet: @tir.call_extern(\"%s\") with a vector or string argument",
+               name);
     args[i] = cg_expr(cg, a);
     types[i] = LLVMTypeOf(args[i]);
   }
@@ -234,6 +236,6 @@ LLVMValueRef cg_call(Cg *cg, const Expr *e) {
   const MathFn *m = math_fn(op);
   if (m) return math(cg, e, m);
   if (is_bits_op(op)) return bits(cg, e);
-  cg_fail(cg, "not supported yet: @%s on the llvm target", op);
+  ir_error(cg->diag, "not supported yet: @%s on the llvm target", op);
   return poison(cg, e);
 }

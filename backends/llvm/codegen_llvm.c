@@ -28,16 +28,6 @@ struct CgLlvmCode {
 
 /* ---- the generator's bookkeeping ---- */
 
-void cg_fail(Cg *cg, const char *fmt, ...) {
-  if (cg->err) return;
-  StrBuf b = STRBUF_INIT;
-  va_list ap;
-  va_start(ap, fmt);
-  sb_vprintf(&b, fmt, ap);
-  va_end(ap);
-  cg->err = sb_take(&b, NULL);
-}
-
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val) {
   if (cg->nenv == cg->capenv) {
     cg->capenv = cg->capenv ? 2 * cg->capenv : 32;
@@ -76,7 +66,7 @@ LLVMValueRef cg_call_named(Cg *cg, const char *name, LLVMTypeRef fty, LLVMValueR
   LLVMValueRef f = LLVMGetNamedFunction(cg->mod, name);
   if (!f) f = LLVMAddFunction(cg->mod, name, fty);
   if (LLVMGlobalGetValueType(f) != fty) {
-    cg_fail(cg, "function '%s' is called with two different signatures", name);
+    ir_error(cg->diag, "function '%s' is called with two different signatures", name);
     return LLVMGetPoison(LLVMGetReturnType(fty));
   }
   return LLVMBuildCall2(cg->b, fty, f, args, (unsigned)n, "");
@@ -134,7 +124,7 @@ static void check_params(Cg *cg, const LoweredFunc *f) {
     const Buffer *b = f->params[i];
     int64_t off;
     if (b->strides || (b->elem_offset && !(ir_as_int(b->elem_offset, &off) && off == 0)))
-      cg_fail(cg, "not supported yet: parameter '%s' with strides or an offset", b->name);
+      ir_error(cg->diag, "not supported yet: parameter '%s' with strides or an offset", b->name);
   }
 }
 
@@ -194,12 +184,12 @@ static LLVMValueRef gen_packed(Cg *cg, LLVMValueRef entry, const char *name) {
 
 /* ---- building ---- */
 
-static char *optimize(CgLlvmCode *c, int opt_level) {
+static bool optimize(CgLlvmCode *c, int opt_level, Diag *d) {
   char *msg = NULL;
   if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
-    char *err = cg_fmt("internal error: the generated LLVM IR is invalid: %s", msg);
+    ir_internal_error(d, "the generated LLVM IR is invalid: %s", msg);
     LLVMDisposeMessage(msg);
-    return err;
+    return false;
   }
   LLVMDisposeMessage(msg);
   /* no vectorization options here: parsing "default<ON>" sets them from the level (the loop
@@ -210,7 +200,11 @@ static char *optimize(CgLlvmCode *c, int opt_level) {
   snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
   LLVMErrorRef e = LLVMRunPasses(c->mod, pipeline, c->tm, opts);
   LLVMDisposePassBuilderOptions(opts);
-  return e ? cg_llvm_message(LLVMGetErrorMessage(e)) : NULL;
+  if (!e) return true;
+  char *why = cg_llvm_message(LLVMGetErrorMessage(e));
+  ir_error(d, "%s", why);
+  free(why);
+  return false;
 }
 
 static void generate(Cg *cg, const LoweredFunc *f, const CgTarget *t) {
@@ -239,10 +233,10 @@ static CgLlvmCode *new_code(const LoweredFunc *f, const CgTarget *t, LLVMTargetM
   return c;
 }
 
-CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, char **err) {
+CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
   CgTarget t;
-  if (!cg_target_parse(target, &t, err)) return NULL;
-  LLVMTargetMachineRef tm = cg_target_machine(&t, err);
+  if (!cg_target_parse(target, &t, d)) return NULL;
+  LLVMTargetMachineRef tm = cg_target_machine(&t, d);
   if (!tm) {
     cg_target_free(&t);
     return NULL;
@@ -252,17 +246,17 @@ CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, char **err) 
            .mod = c->mod,
            .b = LLVMCreateBuilderInContext(c->ctx),
            .td = LLVMGetModuleDataLayout(c->mod),
-           .name = f->name};
+           .name = f->name,
+           .diag = d};
   generate(&cg, f, &t);
   LLVMDisposeBuilder(cg.b);
   free(cg.env);
   free(cg.heap);
   c->messages = cg.messages;
   c->nmessages = cg.nmessages;
-  char *e = cg.err ? cg.err : optimize(c, t.opt_level);
+  bool ok = !diag_failed(d) && optimize(c, t.opt_level, d);
   cg_target_free(&t);
-  if (e) {
-    *err = e;
+  if (!ok) {
     cg_llvm_free(c);
     return NULL;
   }
@@ -290,7 +284,7 @@ const char *cg_llvm_ir_text(CgLlvmCode *c) {
 }
 
 /* Code generation for the target machine, on a copy of the module. */
-static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *len, char **err) {
+static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *len, Diag *d) {
   cg_llvm_ir_text(c); /* the text shows the module before code generation touches a copy */
   LLVMModuleRef copy = LLVMCloneModule(c->mod);
   LLVMMemoryBufferRef buf = NULL;
@@ -298,7 +292,7 @@ static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *l
   bool failed = LLVMTargetMachineEmitToMemoryBuffer(c->tm, copy, kind, &msg, &buf);
   LLVMDisposeModule(copy);
   if (failed) {
-    *err = cg_fmt("llvm code generation failed: %s", msg ? msg : "");
+    ir_error(d, "llvm code generation failed: %s", msg ? msg : "");
     LLVMDisposeMessage(msg);
     return false;
   }
@@ -310,14 +304,14 @@ static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *l
   return true;
 }
 
-char *cg_llvm_asm_text(CgLlvmCode *c, char **err) {
+char *cg_llvm_asm_text(CgLlvmCode *c, Diag *d) {
   void *data;
   size_t len;
-  return emit(c, LLVMAssemblyFile, &data, &len, err) ? data : NULL;
+  return emit(c, LLVMAssemblyFile, &data, &len, d) ? data : NULL;
 }
 
-bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, char **err) {
-  return emit(c, LLVMObjectFile, data, len, err);
+bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
+  return emit(c, LLVMObjectFile, data, len, d);
 }
 
 bool cg_llvm_runs_here(const CgLlvmCode *c) {
@@ -367,7 +361,7 @@ static void c_signature(StrBuf *b, const LoweredFunc *f, Var **shape, int nshape
   sb_puts(b, ");\n");
 }
 
-char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err) {
+char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, Diag *d) {
   int nshape = cg_llvm_shape_vars(f, NULL, 0);
   Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
   cg_llvm_shape_vars(f, shape, nshape);
@@ -376,7 +370,7 @@ char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err) {
     if (!c_identifier(shape[i]->name)) bad = shape[i]->name;
   if (bad) {
     free(shape);
-    *err = cg_fmt("'%s' is not a C identifier, so no C header can declare it", bad);
+    ir_error(d, "'%s' is not a C identifier, so no C header can declare it", bad);
     return NULL;
   }
   StrBuf b = STRBUF_INIT;

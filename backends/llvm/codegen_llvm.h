@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/diag.h"
 #include "ir/func.h"
 
 enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2 };
@@ -44,25 +45,26 @@ int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max);
 
 /* Checks a target string: "llvm" followed by options (-mcpu=NAME, -mattr=+a,-b,
  * -mtriple=TRIPLE, -opt-level=0..3, and TVM's -keys=, -device=, -model=, -libs=, -tag=, which
- * do nothing here). false with *err (malloc'd) naming what is wrong. */
-bool cg_llvm_target_check(const char *target, char **err);
+ * do nothing here). false with a user error on d naming what is wrong. */
+bool cg_llvm_target_check(const char *target, Diag *d);
 
 /* Generates, verifies and optimises f for target (NULL: "llvm", the host CPU with every
- * feature it has). NULL with *err (malloc'd, a BuildError's message) when f holds something
- * this backend cannot generate ("not supported yet: ...") or LLVM reports an error. */
-CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, char **err);
+ * feature it has). NULL with d set when f holds something this backend cannot generate ("not
+ * supported yet: ...", a BuildError), LLVM reports an error, or the module we generated is
+ * invalid (an internal error). */
+CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d);
 void cg_llvm_free(CgLlvmCode *c);
 
 const char *cg_llvm_name(const CgLlvmCode *c); /* NAME */
 /* The text of the optimised module (get_source("ll")); owned by c. */
 const char *cg_llvm_ir_text(CgLlvmCode *c);
-/* The host assembly (get_source("asm")), malloc'd; NULL with *err on an LLVM error. */
-char *cg_llvm_asm_text(CgLlvmCode *c, char **err);
-/* The ELF object file, malloc'd into *data (*len bytes); false with *err on an LLVM error. */
-bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, char **err);
+/* The host assembly (get_source("asm")), malloc'd; NULL with d set on an LLVM error. */
+char *cg_llvm_asm_text(CgLlvmCode *c, Diag *d);
+/* The ELF object file, malloc'd into *data (*len bytes); false with d set on an LLVM error. */
+bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, Diag *d);
 /* The C header of NAME and NAME_packed for a shared object made of this code (export_library):
- * malloc'd; NULL with *err when a name is no C identifier. f is what c was built from. */
-char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, char **err);
+ * malloc'd; NULL with d set when a name is no C identifier. f is what c was built from. */
+char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, Diag *d);
 /* Whether the module was built for the machine it runs on (same triple), so a JIT can run it. */
 bool cg_llvm_runs_here(const CgLlvmCode *c);
 /* What a nonzero return code of NAME means: the failed assertion's message, "out of memory",

@@ -46,7 +46,7 @@ typedef struct Cg {
   int nparallel;    /* outlined parallel bodies so far, for their names */
   bool in_parallel; /* generating an outlined body: nested parallel loops run serially */
   int unrolled;     /* statements emitted by unrolling, against a code-size limit */
-  char *err;        /* the first error, malloc'd; the rest are dropped */
+  Diag *diag;       /* the first error; generation goes on with placeholder values */
   /* Ctrl-C polls (codegen_stmt.c): loops of the current function around the code being
    * generated that are not tiny, and real loops emitted so far. */
   int outer_big, nloops;
@@ -60,17 +60,14 @@ typedef struct CgTarget {
   int opt_level;
 } CgTarget;
 void cg_llvm_init(void); /* LLVM's native target, once per process */
-bool cg_target_parse(const char *target, CgTarget *t, char **err);
+bool cg_target_parse(const char *target, CgTarget *t, Diag *d);
 void cg_target_free(CgTarget *t);
-LLVMTargetMachineRef cg_target_machine(const CgTarget *t, char **err);
+LLVMTargetMachineRef cg_target_machine(const CgTarget *t, Diag *d);
 char *cg_host_triple(void);                          /* malloc'd */
 char *cg_llvm_message(char *s);                      /* an LLVM-owned message as a malloc'd copy */
 char *cg_fmt(const char *fmt, ...) TES_PRINTF(1, 2); /* malloc'd */
 
 /* ---- codegen_llvm.c ---- */
-/* Records the first error ("not supported yet: ..."); generation goes on with placeholder
- * values, and cg_llvm_build reports it at the end. */
-void cg_fail(Cg *cg, const char *fmt, ...) TES_PRINTF(2, 3);
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val);
 void cg_unbind(Cg *cg, int n);                /* drops the n innermost bindings */
 LLVMValueRef cg_lookup(Cg *cg, const Var *v); /* NULL when v is not in scope */

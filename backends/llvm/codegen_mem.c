@@ -9,7 +9,7 @@
 static LLVMValueRef data_pointer(Cg *cg, const Buffer *buf) {
   LLVMValueRef p = cg_lookup(cg, buf->data);
   if (p) return p;
-  cg_fail(cg, "buffer '%s' is used outside its allocation", buf->name);
+  ir_error(cg->diag, "buffer '%s' is used outside its allocation", buf->name);
   return LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0));
 }
 
@@ -165,8 +165,8 @@ LLVMValueRef cg_load(Cg *cg, const Expr *e) {
   int lanes = e->dtype.lanes;
   LLVMValueRef base = data_pointer(cg, e->u.load.buf);
   if (index->dtype.lanes != lanes) {
-    cg_fail(cg, "a load of %d lanes from '%s' has an index of %d", lanes, e->u.load.buf->name,
-            index->dtype.lanes);
+    ir_error(cg->diag, "a load of %d lanes from '%s' has an index of %d", lanes,
+             e->u.load.buf->name, index->dtype.lanes);
     return LLVMGetPoison(cg_type(cg, e->dtype));
   }
   LLVMValueRef lm = cg->lane_mask;
@@ -229,8 +229,8 @@ void cg_store(Cg *cg, const Stmt *s) {
   const Expr *index = s->u.store.index;
   LLVMValueRef base = data_pointer(cg, s->u.store.buf);
   if (index->dtype.lanes != t.lanes) {
-    cg_fail(cg, "a store of %d lanes to '%s' has an index of %d", t.lanes, s->u.store.buf->name,
-            index->dtype.lanes);
+    ir_error(cg->diag, "a store of %d lanes to '%s' has an index of %d", t.lanes,
+             s->u.store.buf->name, index->dtype.lanes);
     return;
   }
   LLVMValueRef value = cg_expr(cg, s->u.store.value);

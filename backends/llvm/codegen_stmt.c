@@ -298,8 +298,9 @@ static void for_loop(Cg *cg, const Stmt *s) {
       parallel_loop(cg, s, min, extent);
     return;
   case FOR_THREAD_BINDING:
-    cg_fail(cg, "not supported yet: loop '%s' is bound to %s, which needs a GPU target (cuda)",
-            s->u.for_.var->name, s->u.for_.thread_tag ? s->u.for_.thread_tag : "a thread");
+    ir_error(cg->diag,
+             "not supported yet: loop '%s' is bound to %s, which needs a GPU target (cuda)",
+             s->u.for_.var->name, s->u.for_.thread_tag ? s->u.for_.thread_tag : "a thread");
     return;
   }
   TES_UNREACHABLE();
@@ -309,7 +310,7 @@ static void for_loop(Cg *cg, const Stmt *s) {
 
 static void if_stmt(Cg *cg, const Stmt *s) {
   if (s->u.if_.cond->dtype.lanes != 1) {
-    cg_fail(cg, "not supported yet: an if statement on a vector condition");
+    ir_error(cg->diag, "not supported yet: an if statement on a vector condition");
     return;
   }
   LLVMValueRef cond = cg_expr(cg, s->u.if_.cond);
@@ -434,8 +435,8 @@ static void heap_free(Cg *cg, LLVMValueRef p) {
 
 static void allocate(Cg *cg, const Stmt *s) {
   if (!cpu_scope(s->u.alloc.scope)) {
-    cg_fail(cg, "not supported yet: buffer '%s' in scope '%s' on the llvm target",
-            s->u.alloc.buffer_var->name, s->u.alloc.scope);
+    ir_error(cg->diag, "not supported yet: buffer '%s' in scope '%s' on the llvm target",
+             s->u.alloc.buffer_var->name, s->u.alloc.scope);
     return;
   }
   LLVMTypeRef elem = cg_mem_type(cg, s->u.alloc.dtype);
@@ -471,8 +472,9 @@ static void attr(Cg *cg, const Stmt *s) {
       const IterVar *iv = s->u.attr.node;
       what = iv->thread_tag ? iv->thread_tag : iv->var->name;
     }
-    cg_fail(cg, "not supported yet: attr \"%s\"%s%s on the llvm target (a GPU or VTA schedule)",
-            key, *what ? " of " : "", what);
+    ir_error(cg->diag,
+             "not supported yet: attr \"%s\"%s%s on the llvm target (a GPU or VTA schedule)", key,
+             *what ? " of " : "", what);
     return;
   }
   cg_stmt(cg, s->u.attr.body); /* pragmas, storage and double-buffer marks: nothing to do */
@@ -494,8 +496,8 @@ static void assert_stmt(Cg *cg, const Stmt *s) {
 }
 
 static void unflattened(Cg *cg, const Stmt *s) {
-  cg_fail(cg, "not supported yet: %s statement left by lowering on the llvm target",
-          ir_stmt_kind_names[s->kind]);
+  ir_error(cg->diag, "not supported yet: %s statement left by lowering on the llvm target",
+           ir_stmt_kind_names[s->kind]);
 }
 
 void cg_stmt(Cg *cg, const Stmt *s) {

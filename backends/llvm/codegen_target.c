@@ -147,25 +147,26 @@ static bool listed(const NameList *l, const char *s, size_t n) {
   return false;
 }
 
-static bool check_cpu(const char *cpu, char **err) {
+static bool check_cpu(const char *cpu, Diag *d) {
   pthread_once(&help.once, read_help);
   if (!help.known || listed(&help.cpus, cpu, strlen(cpu))) return true;
-  *err = cg_fmt("llvm target: unknown CPU '%s' (LLVM's names: skylake-avx512, znver4, "
-                "x86-64-v3, ...; -mcpu=native is the host)",
-                cpu);
+  ir_error(d,
+           "llvm target: unknown CPU '%s' (LLVM's names: skylake-avx512, znver4, "
+           "x86-64-v3, ...; -mcpu=native is the host)",
+           cpu);
   return false;
 }
 
-static bool check_features(const char *mattr, char **err) {
+static bool check_features(const char *mattr, Diag *d) {
   pthread_once(&help.once, read_help);
   for (const char *p = mattr; *p; p += *p == ',') {
     size_t n = strcspn(p, ",");
     if ((p[0] != '+' && p[0] != '-') || n < 2) {
-      *err = cg_fmt("llvm target: -mattr takes +feature or -feature, not '%.*s'", (int)n, p);
+      ir_error(d, "llvm target: -mattr takes +feature or -feature, not '%.*s'", (int)n, p);
       return false;
     }
     if (help.known && !listed(&help.features, p + 1, n - 1)) {
-      *err = cg_fmt("llvm target: unknown feature '%.*s'", (int)n - 1, p + 1);
+      ir_error(d, "llvm target: unknown feature '%.*s'", (int)n - 1, p + 1);
       return false;
     }
     p += n;
@@ -188,7 +189,7 @@ static void set_str(char **slot, const char *v) {
 }
 
 /* One "-name=value" option of an llvm target string into t (t->features: the -mattr list). */
-static bool target_option(const char *opt, CgTarget *t, char **err) {
+static bool target_option(const char *opt, CgTarget *t, Diag *d) {
   static const char *const ignored[] = {"-keys", "-device", "-model", "-libs", "-tag", "-host"};
   const char *v;
   if (option_is(opt, "-mcpu", &v)) return set_str(&t->cpu, v), true;
@@ -201,36 +202,37 @@ static bool target_option(const char *opt, CgTarget *t, char **err) {
   }
   if (option_is(opt, "-opt-level", &v)) {
     if (v[0] >= '0' && v[0] <= '3' && !v[1]) return t->opt_level = v[0] - '0', true;
-    *err = cg_fmt("llvm target: -opt-level must be 0 to 3, not '%s'", v);
+    ir_error(d, "llvm target: -opt-level must be 0 to 3, not '%s'", v);
     return false;
   }
   for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
     if (option_is(opt, ignored[i], &v)) return true;
   if (strcmp(opt, "-system-lib") == 0) return true;
-  *err = cg_fmt("llvm target: unknown option '%s' (known: -mcpu=, -mattr=, -mtriple=, "
-                "-opt-level=)",
-                opt);
+  ir_error(d,
+           "llvm target: unknown option '%s' (known: -mcpu=, -mattr=, -mtriple=, "
+           "-opt-level=)",
+           opt);
   return false;
 }
 
 /* Other machines' triples would need their LLVM targets, which tes does not initialise. */
-static bool check_triple(const char *triple, char **err) {
+static bool check_triple(const char *triple, Diag *d) {
   char *host = cg_host_triple();
   size_t n = strcspn(host, "-");
   bool same_arch = strncmp(triple, host, n) == 0 && (triple[n] == '-' || !triple[n]);
   if (!same_arch)
-    *err = cg_fmt("not supported yet: cross-compiling for '%s' (this machine is %s)", triple, host);
+    ir_error(d, "not supported yet: cross-compiling for '%s' (this machine is %s)", triple, host);
   free(host);
   return same_arch;
 }
 
 /* The CPU, features and triple: the host's unless the options name others. */
-static bool resolve(CgTarget *t, char **err) {
+static bool resolve(CgTarget *t, Diag *d) {
   char *mattr = t->features;
   t->features = NULL;
   bool host_cpu = !t->cpu || strcmp(t->cpu, "native") == 0 || strcmp(t->cpu, "host") == 0;
-  bool ok = (!t->triple || check_triple(t->triple, err)) && (host_cpu || check_cpu(t->cpu, err)) &&
-            (!mattr || check_features(mattr, err));
+  bool ok = (!t->triple || check_triple(t->triple, d)) && (host_cpu || check_cpu(t->cpu, d)) &&
+            (!mattr || check_features(mattr, d));
   if (ok) {
     if (host_cpu) {
       free(t->cpu);
@@ -248,33 +250,33 @@ static bool resolve(CgTarget *t, char **err) {
   return ok;
 }
 
-bool cg_target_parse(const char *target, CgTarget *t, char **err) {
+bool cg_target_parse(const char *target, CgTarget *t, Diag *d) {
   cg_llvm_init();
   memset(t, 0, sizeof *t);
   t->opt_level = 3;
   char *copy = xstrdup(target ? target : "llvm"), *save = NULL;
   char *tok = strtok_r(copy, " \t", &save);
   bool ok = tok && strcmp(tok, "llvm") == 0;
-  if (!ok) *err = cg_fmt("not an llvm target: '%s'", target ? target : "");
-  while (ok && (tok = strtok_r(NULL, " \t", &save))) ok = target_option(tok, t, err);
+  if (!ok) ir_error(d, "not an llvm target: '%s'", target ? target : "");
+  while (ok && (tok = strtok_r(NULL, " \t", &save))) ok = target_option(tok, t, d);
   free(copy);
-  if (ok) ok = resolve(t, err);
+  if (ok) ok = resolve(t, d);
   if (!ok) cg_target_free(t);
   return ok;
 }
 
-bool cg_llvm_target_check(const char *target, char **err) {
+bool cg_llvm_target_check(const char *target, Diag *d) {
   CgTarget t;
-  if (!cg_target_parse(target, &t, err)) return false;
+  if (!cg_target_parse(target, &t, d)) return false;
   cg_target_free(&t);
   return true;
 }
 
-LLVMTargetMachineRef cg_target_machine(const CgTarget *t, char **err) {
+LLVMTargetMachineRef cg_target_machine(const CgTarget *t, Diag *d) {
   LLVMTargetRef target;
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {
-    *err = cg_fmt("llvm target: %s", msg ? msg : t->triple);
+    ir_error(d, "llvm target: %s", msg ? msg : t->triple);
     LLVMDisposeMessage(msg);
     return NULL;
   }

@@ -118,7 +118,8 @@ typedef struct TypeObj {
   const Builtin *ctor;        /* NULL: not callable */
 } TypeObj;
 
-/* Exception classes, each with its parent. `Exception` is an alias of `Error`. KeyboardInterrupt
+/* Exception classes, each with its parent. `Exception` is an alias of `Error`. InternalError is
+ * a bug in tes that was caught (frontend/tvm/raise.h), not the script's mistake. KeyboardInterrupt
  * and SystemExit sit beside Error, so `except Error` and a bare `except` do not swallow them. */
 #define EXC_KINDS(X)                                                              \
   X(BaseException, BaseException) X(Error, BaseException)                       \
@@ -128,7 +129,7 @@ typedef struct TypeObj {
   X(AttributeError, Error) X(OverflowError, Error) X(ScheduleError, Error)       \
   X(LowerError, Error) X(BuildError, Error) X(RuntimeError, Error)               \
   X(RecursionError, RuntimeError) X(NotImplementedError, RuntimeError)           \
-  X(StopIteration, Error) X(MemoryError, Error)                                  \
+  X(InternalError, RuntimeError) X(StopIteration, Error) X(MemoryError, Error)   \
   X(KeyboardInterrupt, BaseException) X(SystemExit, BaseException)
 
 typedef enum {

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/c/codegen_c.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
-#include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/pass.h"
+#include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
-#include "backends/c/codegen_c.h"
+#include "frontend/tvm/te_impl.h"
 
 const TesLlvm *bi_llvm;
 
@@ -124,8 +125,6 @@ static Lowered *build_input(Interp *I, Value **a, const char *name) {
   return l;
 }
 
-static Value *build_error(Interp *I, char *err) { return bi_llvm_error(I, EXC_BuildError, err); }
-
 /* Takes over the reference l. */
 static Built *new_built(Lowered *l, const char *target) {
   const LoweredFunc *f = l->f;
@@ -142,8 +141,9 @@ static Built *new_built(Lowered *l, const char *target) {
 
 /* The c target: C source to read, nothing to run. Takes over the reference l. */
 static Value *build_c(Interp *I, Lowered *l, const char *target) {
-  char *err = NULL, *src = cg_c_source(l->f, &err);
-  if (!src) return bi_sched_lowered_release(l), build_error(I, err);
+  Diag d = DIAG_INIT;
+  char *src = cg_c_source(l->f, &d);
+  if (!src) return bi_sched_lowered_release(l), bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(l, target);
   m->c_source = src;
   return val_obj_new(&bi_build_module_class, m);
@@ -153,27 +153,27 @@ static Value *build_c(Interp *I, Lowered *l, const char *target) {
  * the reference l. */
 static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
   const LoweredFunc *f = l->f;
-  char *err = NULL;
-  CgLlvmCode *code = bi_llvm->build(f, target, &err);
-  if (!code) return bi_sched_lowered_release(l), build_error(I, err);
+  Diag d = DIAG_INIT;
+  CgLlvmCode *code = bi_llvm->build(f, target, &d);
+  if (!code) return bi_sched_lowered_release(l), bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(l, target);
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
   if (!bi_llvm->runs_here(code)) return mod;
   void *obj;
   size_t len;
-  if (!bi_llvm->object(code, &obj, &len, &err)) goto fail;
-  m->lib = bi_llvm->load_object(obj, len, &err);
+  if (!bi_llvm->object(code, &obj, &len, &d)) goto fail;
+  m->lib = bi_llvm->load_object(obj, len, &d);
   free(obj);
   if (!m->lib) goto fail;
   StrBuf sym = STRBUF_INIT;
   sb_printf(&sym, "%s_packed", f->name);
-  m->packed = (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &err);
+  m->packed = (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &d);
   sb_free(&sym);
   if (m->packed) return mod;
 fail:
   val_decref(mod);
-  return build_error(I, err);
+  return bi_raise_diag(I, EXC_BuildError, &d);
 }
 
 static Value *build_module(Interp *I, Value **a);
@@ -203,11 +203,10 @@ static Value *build_module(Interp *I, Value **a) {
                             bi_target_known_kinds[i]);
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
-  char *err = NULL;
-  if (!bi_llvm && (bi_llvm = tes_llvm(&err)))
+  Diag d = DIAG_INIT;
+  if (!bi_llvm && (bi_llvm = tes_llvm(&d)))
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
-  if (!bi_llvm) return build_error(I, err);
-  if (!bi_llvm->target_check(target, &err)) return build_error(I, err);
+  if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
   Lowered *l = build_input(I, a, name);
   return l ? build_llvm(I, l, target) : NULL;
 }

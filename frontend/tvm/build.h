@@ -6,6 +6,7 @@
 #define TES_BI_BUILD_H
 
 #include "frontend/lang/value.h"
+#include "ir/diag.h"
 #include "jit/ndarray.h"
 
 extern const ObjClass bi_build_module_class; /* runtime.Module: p is the built module */
@@ -19,8 +20,8 @@ extern const Builtin bi_build_target_funcs[];
 int bi_build_target_init(Interp *I, Value *module);
 
 /* The text of a built module as get_source(fmt) gives it ("ll", "asm", "c"), malloc'd; NULL
- * with *err set (malloc'd) when the module has no such form. */
-char *bi_build_source(Value *module, const char *fmt, char **err);
+ * with d set when the module has no such form. */
+char *bi_build_source(Value *module, const char *fmt, Diag *d);
 
 /* A new Device value; and a value's device, false (nothing raised) when v is not a Device. */
 Value *bi_build_device_new(NDDevice type, int id);

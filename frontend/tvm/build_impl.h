@@ -58,7 +58,6 @@ Value *bi_module_call(Interp *I, Value *self, CallArgs *args);
 Value *bi_module_get_source(Interp *I, Value *self, Value **a);
 Value *bi_module_save(Interp *I, Value *self, Value **a);
 Value *bi_module_export_library(Interp *I, Value *self, Value **a);
-Value *bi_llvm_error(Interp *I, ExcKind kind, char *err); /* raises err and frees it */
 
 /* build.c: m[name], m.get_function(name): the module itself when name is its function */
 Value *bi_module_function_named(Interp *I, Value *self, Value *name, const char *fn);

@@ -7,26 +7,21 @@
 
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
-#include "frontend/tvm/build_impl.h"
-#include "frontend/tvm/te_impl.h"
 #include "frontend/np/ndarray.h"
+#include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/raise.h"
+#include "frontend/tvm/te_impl.h"
 
-Value *bi_llvm_error(Interp *I, ExcKind kind, char *err) {
-  interp_raise(I, kind, "%s", err);
-  free(err);
-  return NULL;
-}
-
-char *bi_build_source(Value *module, const char *fmt, char **err) {
+char *bi_build_source(Value *module, const char *fmt, Diag *d) {
   Built *m = built_of(module);
   if (!m->code) {
     if (!*fmt || strcmp(fmt, "c") == 0) return xstrdup(m->c_source);
   } else if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0) {
     return xstrdup(bi_llvm->ir_text(m->code));
   } else if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
-    return bi_llvm->asm_text(m->code, err);
+    return bi_llvm->asm_text(m->code, d);
   }
-  *err = xstrdup(m->code ? "no such source (ll, asm)" : "a c module has only 'c' source");
+  ir_error(d, "%s", m->code ? "no such source (ll, asm)" : "a c module has only 'c' source");
   return NULL;
 }
 
@@ -43,8 +38,9 @@ Value *bi_module_get_source(Interp *I, Value *self, Value **a) {
   if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0)
     return val_cstr(bi_llvm->ir_text(m->code));
   if (strcmp(fmt, "asm") == 0 || strcmp(fmt, "s") == 0) {
-    char *err = NULL, *text = bi_llvm->asm_text(m->code, &err);
-    return text ? val_str_take(text, strlen(text)) : bi_llvm_error(I, EXC_RuntimeError, err);
+    Diag d = DIAG_INIT;
+    char *text = bi_llvm->asm_text(m->code, &d);
+    return text ? val_str_take(text, strlen(text)) : bi_raise_diag(I, EXC_RuntimeError, &d);
   }
   return interp_raise(I, EXC_ValueError, "get_source: unknown format '%s' (ll, asm)", fmt);
 }
@@ -73,7 +69,8 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
   const char *fmt = path ? bi_te_str_arg(I, a[1], "save", "fmt", "") : NULL;
   if (!path || !fmt) return NULL;
   if (!*fmt) fmt = extension(path);
-  char *err = NULL, *data = NULL;
+  Diag d = DIAG_INIT;
+  char *data = NULL;
   size_t len = 0;
   int rc;
   if (!m->code) {
@@ -83,11 +80,11 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
   } else if (strcmp(fmt, "ll") == 0) {
     rc = write_file(I, path, bi_llvm->ir_text(m->code), strlen(bi_llvm->ir_text(m->code)));
   } else if (strcmp(fmt, "s") == 0 || strcmp(fmt, "asm") == 0) {
-    if (!(data = bi_llvm->asm_text(m->code, &err))) return bi_llvm_error(I, EXC_RuntimeError, err);
+    if (!(data = bi_llvm->asm_text(m->code, &d))) return bi_raise_diag(I, EXC_RuntimeError, &d);
     rc = write_file(I, path, data, strlen(data));
   } else if (strcmp(fmt, "o") == 0 || strcmp(fmt, "obj") == 0) {
-    if (!bi_llvm->object(m->code, (void **)&data, &len, &err))
-      return bi_llvm_error(I, EXC_RuntimeError, err);
+    if (!bi_llvm->object(m->code, (void **)&data, &len, &d))
+      return bi_raise_diag(I, EXC_RuntimeError, &d);
     rc = write_file(I, path, data, len);
   } else {
     return interp_raise(I, EXC_ValueError, "save: unknown format '%s' (ll, s, o)", fmt);
@@ -116,14 +113,15 @@ Value *bi_module_export_library(Interp *I, Value *self, Value **a) {
   if ((a[1] && a[1]->kind != VAL_NONE) || (a[2] && a[2]->kind != VAL_NONE))
     return interp_raise(I, EXC_RuntimeError,
                         "not supported yet: export_library with fcompile or options");
-  char *err = NULL, *header = bi_llvm->c_header(m->code, m->f, &err);
-  if (!header) return bi_llvm_error(I, EXC_RuntimeError, err);
+  Diag d = DIAG_INIT;
+  char *header = bi_llvm->c_header(m->code, m->f, &d);
+  if (!header) return bi_raise_diag(I, EXC_RuntimeError, &d);
   void *obj = NULL;
   size_t len;
   char *hpath = header_path(path);
   int rc = -1;
-  if (!bi_llvm->object(m->code, &obj, &len, &err) || !bi_llvm->export_shared(path, obj, len, &err))
-    bi_llvm_error(I, EXC_RuntimeError, err);
+  if (!bi_llvm->object(m->code, &obj, &len, &d) || !bi_llvm->export_shared(path, obj, len, &d))
+    bi_raise_diag(I, EXC_RuntimeError, &d);
   else
     rc = write_file(I, hpath, header, strlen(header));
   free(obj);

@@ -11,6 +11,7 @@
 
 #include "frontend/lang/interp_impl.h"
 #include "frontend/lang/modules_impl.h"
+#include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
 #include "ir/strbuf.h"
 
@@ -407,8 +408,9 @@ LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor *
                       .warn = print_warning,
                       .warn_user = I};
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
-  LoweredFunc *f = lower_run(a, s, nargs, args, &opt);
-  if (!f) return interp_raise(I, EXC_LowerError, "%s", sched_error(s)), NULL;
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = lower_run(a, s, nargs, args, &opt, &d);
+  if (!f) return bi_raise_diag(I, EXC_LowerError, &d), NULL;
   if (hooks && h->lowered) h->lowered(h->lowered_user, I, f);
   return f;
 }

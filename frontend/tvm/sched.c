@@ -1,13 +1,15 @@
 /* sched.c: schedules and lowering as values (SPEC §7–§8): te.create_schedule, s[T] and the
  * Stage primitives over ir/schedule/, and tvm.lower over ir/lower.c with its IRModule and
  * PrimFunc. The Schedule lives in the session's IR arena, so, like the te values, its values
- * own nothing; each lowering has an arena of its own, owned by its values (Lowered). A primitive asked something illegal raises ScheduleError
- * with sched_error()'s message at the call; a schedule that cannot be lowered, LowerError. */
+ * own nothing; each lowering has an arena of its own, owned by its values (Lowered). A
+ * primitive asked something illegal raises ScheduleError with the schedule's Diag at the
+ * call; a schedule that cannot be lowered, LowerError. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/tvm/pass.h"
+#include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 #include "ir/lower.h"
@@ -21,7 +23,7 @@ static Value *same_node(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
 }
 
 static Value *sched_raise(Interp *I, const Schedule *s) {
-  return interp_raise(I, EXC_ScheduleError, "%s", sched_error(s));
+  return bi_raise_diag(I, EXC_ScheduleError, &s->diag);
 }
 
 static Value *wrap_stage(Stage *st) { return val_obj_new(&bi_sched_stage_class, st); }

@@ -7,11 +7,11 @@
  *   give compound expressions): the guarded reads of padding and of non-dividing splits are
  *   proven inside and pass in silence.
  *   An access certainly outside (bounds.h: unguarded, every loop around it runs, an index
- *   range that is reached) sets ctx->error, naming the stage, the tensor, the dimension, the
- *   range and the shape; lower_run raises it as a LowerError. An access it cannot prove inside
- *   gets one warning (ctx->warn), once per access and message, where its bounds are constant:
- *   when every variable of the index is a loop's of constant range (bounds are proven where
- *   they are constant; over symbolic extents the analyzer knows too little, and a gather,
+ *   range that is reached) is an error on ctx->diag, naming the stage, the tensor, the
+ *   dimension, the range and the shape; lower_run's caller raises it as a LowerError. An access it
+ * cannot prove inside gets one warning (ctx->warn), once per access and message, where its bounds
+ * are constant: when every variable of the index is a loop's of constant range (bounds are proven
+ * where they are constant; over symbolic extents the analyzer knows too little, and a gather,
  *   A[idx[i]], is the data's to keep inside). Reads in a select's
  * branches are never errors: select evaluates both and keeps one, so `select(i >= 1, A[i - 1], 0)`
  * reads A[-1] and discards it, which TVM accepts; they are warned about, pointing at if_then_else,
@@ -253,7 +253,7 @@ static void check_read(Checker *c, const Tensor *t, int n, Expr *const *indices,
     StrBuf msg = STRBUF_INIT;
     describe(&msg, c, t, access, write, v == IDX_MAYBE, d, range);
     if (v == IDX_OUTSIDE) {
-      c->ctx->error = arena_strndup(c->ctx->arena, sb_cstr(&msg), msg.len);
+      ir_error(c->ctx->diag, "%s", sb_cstr(&msg));
       c->failed = true;
     } else {
       if (c->nest.selects)
@@ -372,11 +372,11 @@ static void check_write(Checker *c, const Stmt *s) {
     StrBuf msg = STRBUF_INIT;
     char rt[64];
     sb_printf(&msg,
-              "internal error: stage %s writes tensor %s outside the region realized for "
+              "stage %s writes tensor %s outside the region realized for "
               "it: dimension %d at offset %s from its start, extent ",
               c->stage->name, t->name, d, ir_range_text(range, rt));
     put_excerpt(&msg, b.extent);
-    c->ctx->error = arena_strndup(c->ctx->arena, sb_cstr(&msg), msg.len);
+    ir_internal_error(c->ctx->diag, "%s", sb_cstr(&msg));
     c->failed = true;
     sb_free(&msg);
   }

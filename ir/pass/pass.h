@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ir/diag.h"
 #include "ir/tensor.h"
 
 /* One setting of a pass, as PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}})
@@ -31,9 +32,9 @@ typedef struct PassCtx {
    * that no argument's shape has. TVM's lowering keeps them free (its build binds them). */
   int nfree;
   Var **free_vars;
-  /* A pass that finds the program cannot be lowered (tes.CheckBounds) sets error, a message in
-   * arena, and returns its input; lower_run stops there and reports it (a LowerError). */
-  const char *error;
+  /* A pass that finds the program cannot be lowered (tes.CheckBounds, tir.UnrollLoop) records
+   * why on diag and returns its input; lower_run stops there. Needed by those two only. */
+  Diag *diag;
   /* Where a pass's warnings about the program go; NULL: stderr, "tes: warning: MSG". */
   void (*warn)(void *user, const char *msg);
   void *warn_user;

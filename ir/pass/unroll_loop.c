@@ -12,9 +12,9 @@
  *   constant stays an "unroll" loop (TVM stops with an error; here it runs as a loop, the kind
  *   a hint to the code generator). Copies share their inner variables, each bound in its own
  *   scope. Unrolling one loop makes at most UNROLL_MAX_NODES statements and expressions: past
- *   that an "unroll" loop sets ctx->error (a LowerError naming the loop; TVM copies whatever
- *   the size, and LLVM then runs for minutes or out of memory) and a serial loop stays a loop.
- *   Nested unrolls are counted whole, as the inner ones are copied first. Everything else is
+ *   that an "unroll" loop is an error on ctx->diag (a LowerError naming the loop; TVM copies
+ * whatever the size, and LLVM then runs for minutes or out of memory) and a serial loop stays a
+ * loop. Nested unrolls are counted whole, as the inner ones are copied first. Everything else is
  *   returned as it is.
  * Why here: after virtual threads are injected and before vectorization, as in TVM, so that
  *   unrolled copies of a vectorized loop are each vectorized. */
@@ -42,6 +42,7 @@ typedef struct Unroller {
   int64_t steps;    /* stores and calls, counting unrolled copies */
   int unroll_depth; /* nesting of loops unrolled (or marked) */
   int normal_depth; /* nesting of loops kept */
+  bool failed;      /* ctx->diag has why: the pass returns its input */
 } Unroller;
 
 /* The loop's extent if it folds to a constant in [0, INT_MAX], else -1 (TVM's GetExtent). */
@@ -97,7 +98,7 @@ static int64_t count_nodes(const Stmt *s) {
 }
 
 /* Whether n copies of the loop's body stay within UNROLL_MAX_NODES; if not and the user asked
- * for the unroll, ctx->error says which loop, how big and the limit. */
+ * for the unroll, ctx->diag says which loop, how big and the limit. */
 static bool small_enough(Unroller *u, const Stmt *loop, int64_t n) {
   if (n <= 1) return true;
   int64_t size = count_nodes(loop->u.for_.body);
@@ -112,14 +113,15 @@ static bool small_enough(Unroller *u, const Stmt *loop, int64_t n) {
               (long long)n, (long long)size, (long long)UNROLL_MAX_NODES);
   sb_puts(&msg, ", the limit of tir.UnrollLoop (unroll a smaller loop: split it and unroll the "
                 "inner part)");
-  u->ctx->error = arena_strndup(u->ctx->arena, sb_cstr(&msg), msg.len);
+  ir_error(u->ctx->diag, "%s", sb_cstr(&msg));
+  u->failed = true;
   sb_free(&msg);
   return false;
 }
 
 /* The loop, whose body is done; the counts then describe the loop itself. */
 static Stmt *unroll_for(Unroller *u, Stmt *s) {
-  if (u->ctx->error) return s; /* lowering stops after this pass */
+  if (u->failed) return s; /* lowering stops after this pass */
   int64_t n = const_extent(u, s);
   ForKind k = s->u.for_.fkind;
   bool unrolled = k == FOR_SERIAL && n >= 0 && u->normal_depth == 0 &&
@@ -127,7 +129,7 @@ static Stmt *unroll_for(Unroller *u, Stmt *s) {
                   (times(n, u->steps) <= u->auto_max_step || n <= u->auto_max_extent);
   if (k == FOR_UNROLLED) unrolled = n >= 0;
   if (unrolled && u->explicit_unroll && !small_enough(u, s, n)) {
-    if (u->ctx->error) return s;
+    if (u->failed) return s;
     unrolled = false;
   }
   if (unrolled) {
@@ -228,5 +230,5 @@ Stmt *pass_unroll_loop(Stmt *s, PassCtx *ctx) {
                 .explicit_unroll = pass_option(ctx, name, "explicit_unroll", 1) != 0};
   Stmt *r = ir_mutate_stmt(&u.m, s);
   arith_free(u.an);
-  return ctx->error ? s : r;
+  return u.failed ? s : r;
 }

@@ -175,11 +175,11 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
   leaf_sets(b, prod, cons, rank, &up, &found);
   relax_sets(b, prod, cons, rank, &relax, &found);
   if (prod->npath && !found)
-    return sched_fail(b->sch,
-                      "cannot compute_at: stage %s is computed at axis %s of %s, but %s reads it "
-                      "outside that loop",
-                      prod->st->op->name, prod->st->attach_ivar->var->name,
-                      prod->st->attach_stage->op->name, cons->st->op->name);
+    return ir_error(b->diag,
+                    "cannot compute_at: stage %s is computed at axis %s of %s, but %s reads it "
+                    "outside that loop",
+                    prod->st->op->name, prod->st->attach_ivar->var->name,
+                    prod->st->attach_stage->op->name, cons->st->op->name);
   sched_pass_up_domain(b, cons, &up);
   root_sets(b, cons, &up, &relax, &roots);
   ReadCollect rc = {{collect_read, NULL}, a, rg, &roots};
@@ -254,16 +254,16 @@ static void simplify_derived(SchedBounds *b, Analyzer *an, const LStage *ls) {
   }
 }
 
-SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
+SchedBounds *sched_infer_bound(Schedule *s, Arena *a, Diag *d) {
   SchedBounds *b = arena_alloc(a, sizeof *b);
   b->arena = a;
   b->sch = s;
+  b->diag = d;
   sched_map_init(&b->op_index, a);
   sched_map_init(&b->dom, a);
   sched_map_init(&b->var_set, a);
   sched_map_init(&b->bind, a);
   sched_map_init(&b->thread_stage, a);
-  s->error[0] = 0;
   if (!sched_normalize(b)) return NULL;
   Analyzer *an = arith_new(a);
   for (int i = s->nstages - 1; i >= 0; i--) {

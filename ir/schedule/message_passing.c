@@ -83,9 +83,9 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
   if (sched_prove_eq(old->extent, r.extent)) return true;
   LStage *first = sched_map_get(&b->thread_stage, thread);
   char x[128], y[128];
-  return sched_fail(b->sch, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
-                    thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
-                    expr_text(r.extent, y, sizeof y), ls->st->op->name);
+  return ir_error(b->diag, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
+                  thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
+                  expr_text(r.extent, y, sizeof y), ls->st->op->name);
 }
 
 /* The itervars a thread-bound leaf derives from (TVM's PassUpThreadBinding). */

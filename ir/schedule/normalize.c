@@ -123,10 +123,10 @@ static bool inline_bodies(SchedBounds *b, LStage *ls) {
     ir_visit_expr(&rs.v, ls->body[i]);
   }
   if (in.too_deep)
-    return sched_fail(b->sch,
-                      "cannot lower: inlining into %s makes an expression more than %d nested "
-                      "operations deep (inline fewer stages)",
-                      op->name, IR_MAX_LOWERED_DEPTH);
+    return ir_error(b->diag,
+                    "cannot lower: inlining into %s makes an expression more than %d nested "
+                    "operations deep (inline fewer stages)",
+                    op->name, IR_MAX_LOWERED_DEPTH);
   return true;
 }
 
@@ -140,20 +140,19 @@ static int leaf_index(const LStage *ls, const IterVar *iv) {
 
 /* The loops around ls's attach point, innermost first, through every stage it nests in. */
 static bool attach_path(SchedBounds *b, LStage *ls) {
-  Schedule *s = b->sch;
   int cap = 0;
   for (LStage *cur = ls; cur->st->attach == ATTACH_SCOPE;) {
     LStage *host = sched_lstage(b, cur->st->attach_stage->op);
     if (host->st->attach == ATTACH_INLINE)
-      return sched_fail(s, "cannot compute_at: stage %s is computed at %s, which is inlined",
-                        cur->st->op->name, host->st->op->name);
+      return ir_error(b->diag, "cannot compute_at: stage %s is computed at %s, which is inlined",
+                      cur->st->op->name, host->st->op->name);
     int at = leaf_index(host, cur->attach_ivar);
     if (at < 0)
-      return sched_fail(s,
-                        "cannot compute_at: axis %s of stage %s, where %s is computed, is no "
-                        "longer a loop of %s (it was split or fused)",
-                        cur->st->attach_ivar->var->name, host->st->op->name, cur->st->op->name,
-                        host->st->op->name);
+      return ir_error(b->diag,
+                      "cannot compute_at: axis %s of stage %s, where %s is computed, is no "
+                      "longer a loop of %s (it was split or fused)",
+                      cur->st->attach_ivar->var->name, host->st->op->name, cur->st->op->name,
+                      host->st->op->name);
     int n = ls->npath + at + 1;
     if (n > cap) {
       int ncap = n * 2;

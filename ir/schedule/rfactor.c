@@ -140,7 +140,8 @@ static IterRelation *touched_relations(Factor *f, int *n) {
 static void touched_bounds(Factor *f) {
   Arena *a = f->s->arena;
   SchedBounds *b = &f->b;
-  *b = (SchedBounds){.arena = a, .sch = f->s};
+  Diag none = DIAG_INIT;
+  *b = (SchedBounds){.arena = a, .sch = f->s, .diag = &none};
   sched_map_init(&b->dom, a);
   sched_map_init(&b->var_set, a);
   sched_map_init(&b->bind, a);
@@ -153,7 +154,10 @@ static void touched_bounds(Factor *f) {
     IterVar *iv = f->st->op->reduce_axis[i];
     if (has(&f->touched, iv)) sched_set_dom(b, iv, iv->dom);
   }
-  sched_pass_down_domain(b, &ls, NULL);
+  /* only a thread bound to two extents fails, and the view binds none */
+  bool ok = sched_pass_down_domain(b, &ls, NULL);
+  TES_ASSERT(ok, "rfactor's view: %s", none.msg);
+  b->diag = NULL;
   sched_map_init(&f->values, a);
   for (int i = 0; i < ls.nleaf; i++) {
     IterVar *iv = ls.leaf[i];

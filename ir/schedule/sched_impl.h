@@ -91,6 +91,7 @@ typedef struct LStage {
 struct SchedBounds {
   Arena *arena;
   Schedule *sch;
+  Diag *diag;          /* where lowering reports why it cannot go on */
   LStage *ls;          /* one per stage, same order */
   PtrMap op_index;     /* Operation * -> LStage * */
   PtrMap dom;          /* IterVar * -> Range * */
@@ -99,8 +100,8 @@ struct SchedBounds {
   PtrMap thread_stage; /* thread IterVar * -> the LStage that first gave it a range */
 };
 
-/* Fills b->ls, b->op_index and b->bind; false with sched_error() set on a schedule that
- * cannot be lowered. */
+/* Fills b->ls, b->op_index and b->bind; false with b->diag set on a schedule that cannot be
+ * lowered. */
 bool sched_normalize(SchedBounds *b);
 LStage *sched_lstage(const SchedBounds *b, const Operation *op);
 /* The attributes of a leaf of the view (a rebased copy has its root axis's). */
@@ -115,7 +116,7 @@ IterVar **sched_root_ivs(Arena *a, const Operation *op, int *n);
 
 /* ---- message passing along relations (message_passing.c) ---- */
 
-/* Ranges of the derived itervars from the root ones; false (sched_error set) when a thread
+/* Ranges of the derived itervars from the root ones; false (b->diag set) when a thread
  * itervar would get two different extents. With an analyzer (knowing the ranges around the
  * stage), a split's part is no longer than its parent where that is provable, as TVM's final
  * InferBound does; without one (rfactor, before any binding), every part is as asked. */

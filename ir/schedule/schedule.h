@@ -9,15 +9,16 @@
  * A Schedule lives in the arena given to sched_create, which must outlive it; the operations
  * it schedules live in a longer-lived arena (the session's). Stages are mutable, but only
  * through the primitives below. A primitive that is asked something illegal changes nothing,
- * returns false (or NULL) and leaves a message naming the stage and axes in sched_error(), in
- * the wording of SPEC §7 ("cannot compute_at: stage B is not a producer of C"); the caller
- * raises it as a ScheduleError. */
+ * returns false (or NULL) and leaves a user error naming the stage and axes in the schedule's
+ * diag, in the wording of SPEC §7 ("cannot compute_at: stage B is not a producer of C"); the
+ * caller raises it as a ScheduleError. Lowering reports to a Diag of its own (sched_infer_bound,
+ * lower_run), so it never changes the schedule. */
 #ifndef TES_IR_SCHEDULE_H
 #define TES_IR_SCHEDULE_H
 
 #include <stdbool.h>
 
-#include "ir/support.h"
+#include "ir/diag.h"
 #include "ir/tensor.h"
 
 typedef struct Schedule Schedule;
@@ -78,7 +79,7 @@ struct Schedule {
   Operation **outputs;
   int nstages;
   Stage **stages; /* every op reachable from the outputs, producers first (TVM's post-DFS) */
-  char error[512];
+  Diag diag;      /* why the last refused primitive was refused */
 };
 
 /* ---- building and primitives (schedule_lang.c) ---- */
@@ -89,10 +90,8 @@ Schedule *sched_create(Arena *a, int noutputs, Operation **outputs);
 /* The stage of op, or NULL when op is not in the schedule (s[T] on a foreign tensor). op may
  * be the stage's current op or the one it was made for (before cache_write/rfactor). */
 Stage *sched_stage(const Schedule *s, const Operation *op);
-/* The message of the last failed primitive or lowering step. */
-const char *sched_error(const Schedule *s);
-/* Records a failure on s (printf-style), for the primitives and lowering steps; returns
- * false, so that `return sched_fail(...)` reads well. */
+/* Records why a primitive refused on s->diag (printf-style), in place of an earlier refusal;
+ * returns false, so that `return sched_fail(...)` reads well. */
 bool sched_fail(Schedule *s, const char *fmt, ...) TES_PRINTF(2, 3);
 
 /* Splits a leaf axis by factor (inner extent) or nparts (outer extent): exactly one is
@@ -134,7 +133,7 @@ bool sched_double_buffer(Stage *st);
 
 /* s.cache_read(t, scope, readers): a new stage `<t>.<scope>` copying t, placed right after
  * t's stage; the given readers (stages of s) read the copy instead of t. NULL with
- * sched_error() on an illegal request (t not in s, a reader that does not read t, ...). */
+ * s->diag on an illegal request (t not in s, a reader that does not read t, ...). */
 Tensor *sched_cache_read(Schedule *s, Tensor *t, const char *scope, int nreaders,
                          Operation **readers);
 /* s.cache_write(t, scope): t's computation moves into a new stage `<t>.<scope>` (axes named
@@ -158,10 +157,10 @@ const IterVarAttr *sched_iter_attr(const Stage *st, const IterVar *iv);
 typedef struct SchedBounds SchedBounds;
 
 /* Bound inference (TVM's InferBound): the ranges of every itervar, from the outputs back to
- * the producers, through the split/fuse relations. NULL with sched_error() set on a schedule
+ * the producers, through the split/fuse relations. NULL with a user error on d for a schedule
  * that cannot be lowered (a compute_at whose axis was split away, a thread bound to two
- * extents, ...). Nodes it builds go into a. */
-SchedBounds *sched_infer_bound(Schedule *s, Arena *a);
+ * extents, ...); loop-nest construction reports to d too. Nodes it builds go into a. */
+SchedBounds *sched_infer_bound(Schedule *s, Arena *a, Diag *d);
 /* The inferred range of iv, an itervar of the schedule; false if it has none. */
 bool sched_bound(const SchedBounds *b, const IterVar *iv, Range *out);
 

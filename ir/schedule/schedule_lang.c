@@ -1,6 +1,6 @@
 /* schedule_lang.c: te.create_schedule and the stage primitives (TVM's schedule_lang.cc). A
  * primitive checks its request, records it on the Stage and returns; lowering does the work.
- * A refused request changes nothing and leaves its reason in Schedule.error. */
+ * A refused request changes nothing and leaves its reason in Schedule.diag. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,11 @@
 bool sched_fail(Schedule *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(s->error, sizeof s->error, fmt, ap);
+  diag_clear(&s->diag);
+  ir_verror(&s->diag, fmt, ap);
   va_end(ap);
   return false;
 }
-
-const char *sched_error(const Schedule *s) { return s->error; }
 
 /* Appends p to the arena array *items of *n items and *cap slots. */
 static void push_ptr(Arena *a, void ***items, int *n, int *cap, void *p) {
@@ -428,6 +427,13 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
                       "not supported yet: binding reduction axis %s of stage %s to %s "
                       "(cross-thread reduction arrives with the GPU backend)",
                       nm(iv), st->op->name, thread->thread_tag);
+  /* the loop variable becomes the thread index itself, so the two must agree */
+  if (!dt_eq(iv->var->dtype, thread->var->dtype)) {
+    char a[32], b[32];
+    return sched_fail(st->sched, "cannot bind axis %s of stage %s: it is %s but thread %s is %s",
+                      nm(iv), st->op->name, dt_name(iv->var->dtype, a), thread->thread_tag,
+                      dt_name(thread->var->dtype, b));
+  }
   for (int i = 0; i < st->nattr; i++)
     if (st->attrs[i].bind_thread == thread && st->attrs[i].iv != iv)
       return sched_fail(st->sched, "cannot bind axis %s of stage %s: %s is already bound to %s",

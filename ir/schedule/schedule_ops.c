@@ -370,9 +370,9 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
     Injector in = {{a, NULL, inject_stmt}, b, ls, false};
     body = body ? ir_mutate_stmt(&in.m, body) : NULL;
     if (!in.found) {
-      sched_fail(b->sch,
-                 "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
-                 ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
+      ir_error(b->diag,
+               "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
+               ls->st->op->name, ls->st->attach_ivar->var->name, ls->st->attach_stage->op->name);
       return NULL;
     }
   }

@@ -14,18 +14,19 @@ static char dir[] = "/tmp/tes_test_codegen_c_XXXXXX";
 
 static LoweredFunc *lower_named(Schedule *s, const char *name, int nargs, Tensor **args) {
   LowerOptions opt = {.name = name};
-  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt);
-  if (!f) printf("lowering failed: %s\n", sched_error(s));
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt, &d);
+  if (!f) printf("lowering failed: %s\n", d.msg);
   return f;
 }
 
 /* f's C source, compiled into a shared object and loaded; the function f->name in it. */
 static void *compile(const LoweredFunc *f, void **lib) {
-  char *err = NULL, *src = cg_c_source(f, &err);
+  Diag d = DIAG_INIT;
+  char *src = cg_c_source(f, &d);
   *lib = NULL;
   if (!src) {
-    printf("cg_c_source: %s\n", err);
-    free(err);
+    printf("cg_c_source: %s\n", d.msg);
     return NULL;
   }
   char c_path[128], so_path[128], cmd[512];
@@ -95,8 +96,9 @@ static void test_codegen_c_vector_parallel(void) {
   LoweredFunc *f = lower_named(s, "scale", 3, (Tensor *[]){a, b, c});
   CHECK(f != NULL);
   if (!f) return;
-  char *err = NULL, *src = cg_c_source(f, &err);
-  CHECK(src && !err);
+  Diag d = DIAG_INIT;
+  char *src = cg_c_source(f, &d);
+  CHECK(src && !diag_failed(&d));
   if (!src) return;
   CHECK(strstr(src, "int32_t scale(float *restrict A, int32_t *restrict B, "
                     "float *restrict C, int32_t n) {") != NULL);
@@ -185,7 +187,8 @@ static void test_codegen_c_names(void) {
   LoweredFunc *f = lower_named(s, "names", 2, (Tensor *[]){a, c});
   CHECK(f != NULL);
   if (!f) return;
-  char *err = NULL, *src = cg_c_source(f, &err);
+  Diag why = DIAG_INIT;
+  char *src = cg_c_source(f, &why);
   CHECK(src != NULL);
   if (!src) return;
   CHECK(strstr(src, "for (int32_t i = 0; i < 8; ++i) {") != NULL);
@@ -195,7 +198,7 @@ static void test_codegen_c_names(void) {
   /* two stages whose axes are both "i": the second loop is i_1 */
   Schedule *s2 = schedule(1, c);
   f = lower_named(s2, "twice", 2, (Tensor *[]){a, c});
-  src = f ? cg_c_source(f, &err) : NULL;
+  src = f ? cg_c_source(f, &why) : NULL;
   CHECK(src != NULL);
   if (!src) return;
   CHECK(strstr(src, "for (int32_t i = 0; i < 8; ++i) {") != NULL);
@@ -214,12 +217,11 @@ static void test_codegen_c_refuses(void) {
   LoweredFunc *f = lower_named(s, "gpu", 2, (Tensor *[]){a, b});
   CHECK(f != NULL);
   if (!f) return;
-  char *err = NULL, *src = cg_c_source(f, &err);
-  CHECK(src == NULL && err != NULL);
-  if (err)
-    CHECK_TEXT(err, "not supported yet: attr \"thread_extent\" on the c target (a GPU schedule)");
+  Diag why = DIAG_INIT;
+  char *src = cg_c_source(f, &why);
+  CHECK(src == NULL && why.kind == DIAG_USER);
+  CHECK_TEXT(why.msg, "not supported yet: attr \"thread_extent\" on the c target (a GPU schedule)");
   free(src);
-  free(err);
 }
 
 int main(void) {

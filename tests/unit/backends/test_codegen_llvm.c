@@ -16,7 +16,7 @@ typedef struct Built {
   CgLlvmCode *code;
   JitLib *lib;
   int32_t (*packed)(void **);
-  char *err;
+  Diag err;
 } Built;
 
 static Built build_func(const LoweredFunc *f, const char *target) {
@@ -38,13 +38,13 @@ static Built build_func(const LoweredFunc *f, const char *target) {
 static void unbuild(Built *b) {
   jit_unload(b->lib);
   cg_llvm_free(b->code);
-  free(b->err);
 }
 
 static LoweredFunc *lower_args(Schedule *s, const char *name, int nargs, Tensor **args) {
   LowerOptions opt = {.name = name};
-  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt);
-  if (!f) printf("lowering failed: %s\n", sched_error(s));
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = lower_run(&A, s, nargs, args, &opt, &d);
+  if (!f) printf("lowering failed: %s\n", d.msg);
   return f;
 }
 
@@ -92,7 +92,7 @@ static int count_mismatch(const float *got, const float *want, int64_t n, double
 #define CHECK_BUILT(b)                                                                             \
   do {                                                                                             \
     CHECK((b).packed != NULL);                                                                     \
-    if (!(b).packed) printf("  build error: %s\n", (b).err ? (b).err : "?");                       \
+    if (!(b).packed) printf("  build error: %s\n", (b).err.msg);                                   \
   } while (0)
 
 /* ---- schedules ---- */
@@ -347,26 +347,24 @@ static void test_codegen_llvm_thread_binding(void) {
   IterVar *tx = ir_itervar(&A, var("threadIdx.x"), (Range){NULL, NULL}, ITER_THREAD, "threadIdx.x");
   CHECK(sched_bind(S(s, c), d.axis[0], tx));
   LoweredFunc *f = lower_args(s, "gpu", 2, (Tensor *[]){a, c});
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   CgLlvmCode *code = f ? cg_llvm_build(f, NULL, &err) : NULL;
-  CHECK(code == NULL && err && strstr(err, "not supported yet") && strstr(err, "threadIdx.x"));
-  if (err && !strstr(err, "threadIdx.x")) printf("  got: %s\n", err);
-  free(err);
+  CHECK(code == NULL && strstr(err.msg, "not supported yet") && strstr(err.msg, "threadIdx.x"));
+  if (!strstr(err.msg, "threadIdx.x")) printf("  got: %s\n", err.msg);
+  diag_clear(&err);
   cg_llvm_free(code);
 }
 
 static void test_codegen_llvm_targets(void) {
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   CHECK(cg_llvm_target_check("llvm", &err));
   CHECK(cg_llvm_target_check("llvm -mcpu=x86-64 -mattr=+avx2 -keys=cpu", &err));
-  CHECK(!cg_llvm_target_check("llvm -frobnicate", &err) && strstr(err, "-frobnicate"));
-  free(err);
-  err = NULL;
-  CHECK(!cg_llvm_target_check("cuda", &err) && strstr(err, "not an llvm target"));
-  free(err);
-  err = NULL;
+  CHECK(!cg_llvm_target_check("llvm -frobnicate", &err) && strstr(err.msg, "-frobnicate"));
+  diag_clear(&err);
+  CHECK(!cg_llvm_target_check("cuda", &err) && strstr(err.msg, "not an llvm target"));
+  diag_clear(&err);
   CHECK(!cg_llvm_target_check("llvm -opt-level=7", &err));
-  free(err);
+  diag_clear(&err);
 }
 
 /* get_source("ll"/"asm") of a build for a named CPU. */
@@ -376,10 +374,10 @@ static void test_codegen_llvm_sources(void) {
   Tensor *c = compute("C", d, mul(at(a, iv_ref(d.axis[0])), F(0.5)));
   Schedule *s = schedule(1, c);
   LoweredFunc *f = lower_args(s, "halve", 2, (Tensor *[]){a, c});
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   CgLlvmCode *code = cg_llvm_build(f, "llvm -mcpu=x86-64-v3", &err);
   CHECK(code != NULL);
-  if (!code) return (void)printf("  %s\n", err);
+  if (!code) return (void)printf("  %s\n", err.msg);
   const char *ir = cg_llvm_ir_text(code);
   CHECK(strstr(ir, "define") && strstr(ir, "@halve(") && strstr(ir, "@halve_packed("));
   CHECK(strstr(ir, "noalias") && strstr(ir, "align 64"));
@@ -607,7 +605,7 @@ static void test_codegen_llvm_casts(void) {
       Stmt *body = loop(i, I(N), b, ir_cast(&A, to, ld(a, V(i))));
       Built bt = build_func(func("cast", 2, (Buffer *[]){a, b}, body), NULL);
       if (!bt.packed) {
-        printf("  cast build failed: %s\n", bt.err);
+        printf("  cast build failed: %s\n", bt.err.msg);
         bad++;
         unbuild(&bt);
         continue;
@@ -824,15 +822,14 @@ static void test_codegen_llvm_unsupported(void) {
   Var *i = var("i");
   Expr *x = ld(a, V(i));
   Expr *v = ir_call(&A, DT_F32, "tir.tvm_mma_sync", CALL_EFFECT, 1, &x);
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   CgLlvmCode *c = cg_llvm_build(func("bad", 1, (Buffer *[]){a}, loop(i, I(4), a, v)), NULL, &err);
-  CHECK(!c && err && strstr(err, "not supported yet: @tir.tvm_mma_sync"));
-  free(err);
-  err = NULL;
+  CHECK(!c && strstr(err.msg, "not supported yet: @tir.tvm_mma_sync"));
+  diag_clear(&err);
   Var *free_var = var("m");
   c = cg_llvm_build(func("unbound", 1, (Buffer *[]){a}, loop(i, V(free_var), a, F(1))), NULL, &err);
-  CHECK(!c && err && strstr(err, "'m' is not bound"));
-  free(err);
+  CHECK(!c && strstr(err.msg, "'m' is not bound"));
+  diag_clear(&err);
 }
 
 int main(void) {

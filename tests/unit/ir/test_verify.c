@@ -11,7 +11,7 @@ static Tensor *ta, *tb;
 static Buffer *ba, *bb;
 static Tensor *params_t[2];
 static Buffer *params_b[2];
-static StrBuf err;
+static Diag err;
 
 /* A parameter's buffer, as lower_run makes one. */
 static Buffer *buffer_of(Tensor *t) {
@@ -42,9 +42,10 @@ static void setup(void) {
 /* "ok", or the verifier's message, for body as the body of f(A, B). */
 static const char *verify(const Stmt *body, bool flattened) {
   PassCtx ctx = {.arena = &A, .nbinds = 2, .bind_tensors = params_t, .bind_buffers = params_b};
-  err.len = 0;
-  if (err.s) err.s[0] = 0;
-  return ir_verify_func(body, &ctx, flattened, "test", &err) ? "ok" : sb_cstr(&err);
+  diag_clear(&err);
+  if (ir_verify_func(body, &ctx, flattened, "test", &err)) return "ok";
+  CHECK(err.kind == DIAG_INTERNAL);
+  return err.msg;
 }
 
 static Expr *load(Buffer *b, Expr *index) { return ir_load(&A, b, index, NULL); }
@@ -334,7 +335,8 @@ static void test_verify_lowering_steps(void) {
   Steps st = {0};
   LowerOptions opt = {.dump = record_step, .dump_user = &st};
   Tensor *args[2] = {ta, c};
-  LoweredFunc *f = lower_run(&A, s, 2, args, &opt);
+  diag_clear(&err);
+  LoweredFunc *f = lower_run(&A, s, 2, args, &opt, &err);
   CHECK(f && st.n >= 4);
   if (!f) return;
   PassCtx ctx = {
@@ -342,10 +344,10 @@ static void test_verify_lowering_steps(void) {
   bool flattened = false;
   for (int i = 0; i < st.n; i++) {
     flattened = flattened || strcmp(st.pass[i], "tir.StorageFlatten") == 0;
-    err.len = 0;
+    diag_clear(&err);
     bool ok = ir_verify_func(st.body[i], &ctx, flattened, st.pass[i], &err);
     CHECK(ok);
-    if (!ok) printf("%s\n", sb_cstr(&err));
+    if (!ok) printf("%s\n", err.msg);
   }
   /* before flattening, the body's tensor accesses fail the flattened check */
   CHECK(!ir_verify_func(st.body[0], &ctx, true, st.pass[0], &err));
@@ -398,10 +400,11 @@ static void test_depth_lowering_at_limit(void) {
   Steps st = {0};
   LowerOptions opt = {.dump = record_step, .dump_user = &st};
   Tensor *args[2] = {a, c};
-  LoweredFunc *f = lower_run(&A, s, 2, args, &opt);
+  diag_clear(&err);
+  LoweredFunc *f = lower_run(&A, s, 2, args, &opt, &err);
   CHECK(f != NULL);
   if (!f) {
-    printf("%s\n", sched_error(s));
+    printf("%s\n", err.msg);
     return;
   }
   /* near the limit after schedule_ops, vectorized at the end */
@@ -452,7 +455,6 @@ int main(void) {
   test_depth_constructors();
   test_depth_lowering_at_limit();
   test_depth_after_inlining();
-  sb_free(&err);
   sb_free(&sb);
   arena_free(&A);
   return finish();

@@ -24,7 +24,7 @@ static Buffer *param(const char *name, Expr *extent) {
 }
 
 /* fill(A): A[i] = value for i < 16, or a call to an external function `callee`. */
-static JitLib *load_fill(float value, const char *callee, char **err) {
+static JitLib *load_fill(float value, const char *callee, Diag *err) {
   Buffer *a = param("A", I(16));
   Var *i = var("i");
   Expr *v = F(value);
@@ -45,12 +45,12 @@ static JitLib *load_fill(float value, const char *callee, char **err) {
 }
 
 static float run_fill(JitLib *lib) {
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   int32_t (*fill)(float *) = (int32_t(*)(float *))jit_lookup(lib, "fill", &err);
   CHECK(fill != NULL);
   if (!fill) {
-    printf("  %s\n", err);
-    free(err);
+    printf("  %s\n", err.msg);
+    diag_clear(&err);
     return -1;
   }
   float *buf = aligned_alloc(64, 64);
@@ -62,7 +62,7 @@ static float run_fill(JitLib *lib) {
 /* Two modules define "fill" at once; unloading one leaves the other, and its JITDylib is used
  * again for the next. */
 static void test_jit_same_names(void) {
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   JitLib *one = load_fill(1, NULL, &err), *two = load_fill(2, NULL, &err);
   CHECK(one && two);
   if (!one || !two) return;
@@ -78,7 +78,7 @@ static void test_jit_same_names(void) {
 
 /* External functions resolve in the process (libm's expf), or fail at lookup with a name. */
 static void test_jit_externals(void) {
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   JitLib *lib = load_fill(0, "expf", &err);
   CHECK(lib && run_fill(lib) == 1);
   jit_unload(lib);
@@ -86,27 +86,26 @@ static void test_jit_externals(void) {
   CHECK(lib != NULL);
   if (!lib) return;
   void *f = jit_lookup(lib, "fill", &err);
-  CHECK(!f && err && strstr(err, "tes_no_such_function"));
-  free(err);
-  err = NULL;
+  CHECK(!f && strstr(err.msg, "tes_no_such_function"));
+  diag_clear(&err);
   jit_unload(lib);
   lib = load_fill(4, NULL, &err); /* the session is fine after a failed link */
   CHECK(lib && run_fill(lib) == 4);
-  CHECK(!jit_lookup(lib, "not_there", &err) && err && strstr(err, "not_there"));
-  free(err);
+  CHECK(!jit_lookup(lib, "not_there", &err) && strstr(err.msg, "not_there"));
+  diag_clear(&err);
   jit_unload(lib);
 }
 
 static void test_jit_bad_object(void) {
-  char *err = NULL;
+  Diag err = DIAG_INIT;
   static const char junk[] = "this is not an object file";
   JitLib *lib = jit_load_object(junk, sizeof junk, &err);
   if (lib) { /* ORC may accept the buffer and fail when it links it */
     CHECK(!jit_lookup(lib, "x", &err));
     jit_unload(lib);
   }
-  CHECK(err != NULL);
-  free(err);
+  CHECK(diag_failed(&err));
+  diag_clear(&err);
 }
 
 int main(void) {

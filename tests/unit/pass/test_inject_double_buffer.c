@@ -165,10 +165,9 @@ static bool well_formed(const Stmt *s) {
   Tensor *tensors[2] = {placeholder("A", 1, I(ROWS * COLS)), placeholder("B", 1, I(ROWS * 2))};
   Buffer *bufs[2] = {buf_a, buf_b};
   PassCtx ctx = {.arena = &A, .nbinds = 2, .bind_tensors = tensors, .bind_buffers = bufs};
-  StrBuf err = STRBUF_INIT;
+  Diag err = DIAG_INIT;
   bool ok = ir_verify_func(s, &ctx, true, "tir.InjectDoubleBuffer", &err);
-  if (!ok) printf("%s\n", sb_cstr(&err));
-  sb_free(&err);
+  if (!ok) printf("%s\n", err.msg);
   return ok;
 }
 

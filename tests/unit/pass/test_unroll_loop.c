@@ -168,22 +168,24 @@ static void test_unroll_loop_overhang(void) {
 /* Unrolling one loop makes at most 2^17 IR nodes: an "unroll" loop past that is an error
  * naming it (nested ones counted whole), a serial loop stays a loop. */
 static void test_unroll_loop_limit(void) {
-  PassCtx ctx = {.arena = &A};
+  Diag d = DIAG_INIT;
+  PassCtx ctx = {.arena = &A, .diag = &d};
   Stmt *big = loop_k(FOR_UNROLLED, i, I(0), I(1 << 20), store(V(i), V(i)));
   CHECK(pass_unroll_loop(big, &ctx) == big);
-  CHECK_TEXT(ctx.error ? ctx.error : "",
+  CHECK(d.kind == DIAG_USER);
+  CHECK_TEXT(d.msg,
              "cannot unroll loop i of extent 1048576: 1048576 copies of its body (3 IR nodes "
              "each) would be more than 131072, the limit of tir.UnrollLoop (unroll a smaller loop: "
              "split it and unroll the inner part)");
   /* 43690 copies of 3 nodes fit */
-  ctx.error = NULL;
+  diag_clear(&d);
   Stmt *r = pass_unroll_loop(loop_k(FOR_UNROLLED, i, I(0), I(43690), store(V(i), V(i))), &ctx);
-  CHECK(!ctx.error && r->kind == STMT_SEQ && r->u.seq.n == 43690);
+  CHECK(!diag_failed(&d) && r->kind == STMT_SEQ && r->u.seq.n == 43690);
   /* 1024 copies fit, 64 of those do not */
   Stmt *inner = loop_k(FOR_UNROLLED, i, I(0), I(1024), body_ji());
   Stmt *nest = loop_k(FOR_UNROLLED, j, I(0), I(64), inner);
   CHECK(pass_unroll_loop(nest, &ctx) == nest);
-  CHECK(ctx.error && strncmp(ctx.error, "cannot unroll loop j of extent 64: 64 copies", 44) == 0);
+  CHECK(diag_failed(&d) && strncmp(d.msg, "cannot unroll loop j of extent 64: 64 copies", 44) == 0);
   /* automatic unrolling past the bound keeps the loop */
   PassOption step = opt("auto_max_step", INT64_C(1) << 40);
   Stmt *serial = loop(i, 1 << 20, store(V(i), V(i)));

@@ -133,14 +133,15 @@ HELPER const char *pr(Range r) {
   return sb_cstr(&sb);
 }
 
-/* tvm.lower(s, args) printed, or "error: MESSAGE". */
+/* tvm.lower(s, args) printed, or "error: MESSAGE" ("internal error: MESSAGE"). */
 HELPER const char *lowered_with(Schedule *s, const LowerOptions *opt, int nargs, Tensor **args) {
-  LoweredFunc *f = lower_run(&A, s, nargs, args, opt);
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = lower_run(&A, s, nargs, args, opt, &d);
   reset();
   if (f)
     lower_print_func(&sb, f);
   else
-    sb_printf(&sb, "error: %s", sched_error(s));
+    sb_printf(&sb, "%serror: %s", d.kind == DIAG_INTERNAL ? "internal " : "", d.msg);
   return sb_cstr(&sb);
 }
 

@@ -7,10 +7,14 @@
 #include "ir/schedule/sched_impl.h"
 #include "tests/unit/schedule/sched_test.h"
 
-/* s normalized, its maps empty but op_index and bind; NULL (sched_error set) when refused. */
+/* Where the views below report: what normalize or message passing refused. */
+static Diag view_diag;
+
+/* s normalized, its maps empty but op_index and bind; NULL (view_diag set) when refused. */
 HELPER SchedBounds *normalized(Schedule *s) {
   SchedBounds *b = arena_alloc(&A, sizeof *b);
-  *b = (SchedBounds){.arena = &A, .sch = s};
+  diag_clear(&view_diag);
+  *b = (SchedBounds){.arena = &A, .sch = s, .diag = &view_diag};
   sched_map_init(&b->op_index, &A);
   sched_map_init(&b->dom, &A);
   sched_map_init(&b->var_set, &A);

@@ -9,12 +9,13 @@ static Var *m, *n;
 
 /* "[min, extent]" of iv, or "none" */
 static const char *range_of(Schedule *s, const IterVar *iv) {
-  SchedBounds *b = sched_infer_bound(s, &A);
+  Diag d = DIAG_INIT;
+  SchedBounds *b = sched_infer_bound(s, &A, &d);
   Range r;
   if (b && sched_bound(b, iv, &r)) return pr(r);
   reset();
   if (!b)
-    sb_printf(&sb, "error: %s", sched_error(s));
+    sb_printf(&sb, "error: %s", d.msg);
   else
     sb_puts(&sb, "none");
   return sb_cstr(&sb);

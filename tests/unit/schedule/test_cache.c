@@ -98,19 +98,19 @@ static void test_cache_read_errors(void) {
   Operation *readers[2] = {tb->op, tb->op};
   Operation *foreign[1] = {tc->op};
   CHECK(!sched_cache_read(s, tc, "shared", 1, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: tensor C is not in the schedule");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: tensor C is not in the schedule");
   CHECK(!sched_cache_read(s, ta, "shared", 1, foreign));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: reader C is not in the schedule");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: reader C is not in the schedule");
   CHECK(!sched_cache_read(s, tb, "shared", 1, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: stage B does not read B");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: stage B does not read B");
   CHECK(!sched_cache_read(s, ta, "shared", 2, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: reader B given twice");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: reader B given twice");
   CHECK(!sched_cache_read(s, ta, "shared", 0, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: no readers of A given");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: no readers of A given");
   CHECK(!sched_cache_read(s, ta, "texture", 1, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: unknown storage scope 'texture'");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: unknown storage scope 'texture'");
   CHECK(!sched_cache_read(s, ta, "", 1, readers));
-  CHECK_TEXT(sched_error(s), "cannot cache_read: unknown storage scope ''");
+  CHECK_TEXT(s->diag.msg, "cannot cache_read: unknown storage scope ''");
   /* nothing changed */
   CHECK(s->nstages == 2 && S(s, tb)->op == tb->op);
 }
@@ -173,17 +173,16 @@ static void test_cache_write_graph(void) {
 static void test_cache_write_errors(void) {
   Schedule *s = schedule(1, mc);
   CHECK(!sched_cache_write(s, ma, "local"));
-  CHECK_TEXT(sched_error(s), "cannot cache_write: stage A is a placeholder");
+  CHECK_TEXT(s->diag.msg, "cannot cache_write: stage A is a placeholder");
   CHECK(!sched_cache_write(s, tb, "local"));
-  CHECK_TEXT(sched_error(s), "cannot cache_write: tensor B is not in the schedule");
+  CHECK_TEXT(s->diag.msg, "cannot cache_write: tensor B is not in the schedule");
   CHECK(!sched_cache_write(s, mc, "registers"));
-  CHECK_TEXT(sched_error(s), "cannot cache_write: unknown storage scope 'registers'");
+  CHECK_TEXT(s->diag.msg, "cannot cache_write: unknown storage scope 'registers'");
   IterVar *order[3] = {mk, axis_of(mc, 1), axis_of(mc, 0)};
   CHECK(sched_reorder(S(s, mc), 3, order));
   CHECK(!sched_cache_write(s, mc, "local"));
-  CHECK_TEXT(sched_error(s),
-             "cannot cache_write: stage C was already split, fused or reordered; call "
-             "cache_write before scheduling stage C");
+  CHECK_TEXT(s->diag.msg, "cannot cache_write: stage C was already split, fused or reordered; call "
+                          "cache_write before scheduling stage C");
   Schedule *s2 = schedule(1, mc);
   IterVar *ko, *ki;
   CHECK(sched_split(S(s2, mc), mk, I(4), NULL, &ko, &ki));

@@ -157,7 +157,7 @@ static void test_message_passing_thread_extent(void) {
   if (!v) return;
   CHECK_TEXT(dom(v, tx), "[0, 32]");
   CHECK(!sched_pass_down_domain(v, view_of(v, c), NULL));
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(view_diag.msg,
              "cannot bind: thread threadIdx.x has extent 32 in stage B but 16 in stage C");
 }
 

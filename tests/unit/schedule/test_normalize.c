@@ -142,13 +142,13 @@ static void test_normalize_refuses(void) {
   CHECK(sched_compute_at(S(s, b), S(s, c), axis_of(c, 0)));
   CHECK(sched_compute_inline(S(s, c)));
   CHECK(normalized(s) == NULL);
-  CHECK_TEXT(sched_error(s), "cannot compute_at: stage B is computed at C, which is inlined");
+  CHECK_TEXT(view_diag.msg, "cannot compute_at: stage B is computed at C, which is inlined");
   Schedule *s2 = schedule(1, c);
   IterVar *xo, *xi;
   CHECK(sched_compute_at(S(s2, b), S(s2, c), axis_of(c, 0)));
   CHECK(sched_split(S(s2, c), axis_of(c, 0), I(2), NULL, &xo, &xi));
   CHECK(normalized(s2) == NULL);
-  CHECK(strstr(sched_error(s2), "is no longer a loop of C") != NULL);
+  CHECK(strstr(view_diag.msg, "is no longer a loop of C") != NULL);
 }
 
 int main(void) {

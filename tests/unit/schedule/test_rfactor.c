@@ -384,36 +384,36 @@ static void test_rfactor_errors(void) {
   Schedule *s = schedule(1, c);
   Stage *st = S(s, tb);
   CHECK(!sched_rfactor(s, c, axis_of(c, 0), 0));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: stage C is not a reduction");
+  CHECK_TEXT(s->diag.msg, "cannot rfactor: stage C is not a reduction");
   CHECK(!sched_rfactor(s, ta, tk, 0));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: stage A is not a reduction");
+  CHECK_TEXT(s->diag.msg, "cannot rfactor: stage A is not a reduction");
   CHECK(!sched_rfactor(s, tb, axis_of(c, 0), 0));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: i is not an axis of stage B");
+  CHECK_TEXT(s->diag.msg, "cannot rfactor: i is not an axis of stage B");
   CHECK(!sched_rfactor(s, tb, axis_of(tb, 0), 0));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: axis i of stage B is not a reduce axis");
+  CHECK_TEXT(s->diag.msg, "cannot rfactor: axis i of stage B is not a reduce axis");
   CHECK(!sched_rfactor(s, tb, tk, 2));
-  CHECK_TEXT(sched_error(s), "cannot rfactor: factor_axis 2 of stage B is not in [-2, 1]");
+  CHECK_TEXT(s->diag.msg, "cannot rfactor: factor_axis 2 of stage B is not in [-2, 1]");
   CHECK(!sched_rfactor(s, tb, tk, -3));
   IterVar *ko, *ki;
   CHECK(sched_split(st, tk, I(16), NULL, &ko, &ki));
   CHECK(!sched_rfactor(s, tb, tk, 0));
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(s->diag.msg,
              "cannot rfactor: axis k of stage B is not a leaf (it was split or fused)");
   Schedule *s2 = schedule(1, tb);
   IterVar *pair[2] = {axis_of(tb, 0), tk};
   IterVar *f = sched_fuse(S(s2, tb), 2, pair);
   CHECK(f && !sched_rfactor(s2, tb, f, 0));
-  CHECK_TEXT(sched_error(s2),
+  CHECK_TEXT(s2->diag.msg,
              "cannot rfactor: axis i.k.fused of stage B is fused with spatial axis i");
   Schedule *s3 = schedule(1, tb);
   CHECK(!sched_rfactor(s3, c, axis_of(c, 0), 0));
-  CHECK_TEXT(sched_error(s3), "cannot rfactor: tensor C is not in the schedule");
+  CHECK_TEXT(s3->diag.msg, "cannot rfactor: tensor C is not in the schedule");
   /* a reduction not starting at 0 */
   IterVar *k1 = ir_itervar(&A, var("k"), (Range){I(1), V(m)}, ITER_REDUCE, NULL);
   Tensor *b1 = compute("B1", axes(1, shape, NULL), sum(at(ta, I(0), iv_ref(k1)), 1, &k1));
   Schedule *s4 = schedule(1, b1);
   CHECK(!sched_rfactor(s4, b1, k1, 0));
-  CHECK_TEXT(sched_error(s4), "cannot rfactor: axis k of stage B1 does not start at 0");
+  CHECK_TEXT(s4->diag.msg, "cannot rfactor: axis k of stage B1 does not start at 0");
   /* nothing changed */
   CHECK(s->nstages == 3 && st->op == tb->op && s2->nstages == 2 && s4->nstages == 2);
 }

@@ -80,20 +80,18 @@ static void test_schedule_lang_split_errors(void) {
   Stage *st = S(s, tc);
   IterVar *xo, *xi;
   CHECK(!sched_split(st, axis_of(tc, 0), I(0), NULL, &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: factor must be positive, not 0");
+  CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: factor must be positive, not 0");
   CHECK(!sched_split(st, axis_of(tc, 0), NULL, I(-2), &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: nparts must be positive, not -2");
+  CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: nparts must be positive, not -2");
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), I(2), &xo, &xi));
-  CHECK_TEXT(sched_error(s),
-             "cannot split axis i of stage C: give exactly one of factor and nparts");
+  CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: give exactly one of factor and nparts");
   CHECK(!sched_split(st, axis_of(tc, 0), F(2), NULL, &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split axis i of stage C: factor must be an integer");
+  CHECK_TEXT(s->diag.msg, "cannot split axis i of stage C: factor must be an integer");
   CHECK(!sched_split(st, axis_of(tb, 0), I(2), NULL, &xo, &xi));
-  CHECK_TEXT(sched_error(s), "cannot split: i is not an axis of stage C");
+  CHECK_TEXT(s->diag.msg, "cannot split: i is not an axis of stage C");
   CHECK(sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
   CHECK(!sched_split(st, axis_of(tc, 0), I(2), NULL, &xo, &xi));
-  CHECK_TEXT(sched_error(s),
-             "cannot split: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(s->diag.msg, "cannot split: axis i of stage C is not a leaf (it was split or fused)");
   CHECK_TEXT(leaves(st), "i.outer i.inner j");
   CHECK(st->nrel == 1);
 }
@@ -143,25 +141,25 @@ static void test_schedule_lang_tile_fuse_reorder_errors(void) {
   CHECK(sched_split(st, axis_of(tc, 0), I(4), NULL, &xo, &xi));
   IterVar *apart[2] = {xo, axis_of(tc, 1)};
   CHECK(sched_fuse(st, 2, apart) == NULL);
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(s->diag.msg,
              "cannot fuse: axes i.outer and j of stage C are not adjacent in its loop order");
   IterVar *backwards[2] = {xi, xo};
   CHECK(sched_fuse(st, 2, backwards) == NULL);
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(s->diag.msg,
              "cannot fuse: axes i.inner and i.outer of stage C are not adjacent in its loop order");
   CHECK(sched_fuse(st, 0, NULL) == NULL);
-  CHECK_TEXT(sched_error(s), "cannot fuse: no axes of stage C given");
+  CHECK_TEXT(s->diag.msg, "cannot fuse: no axes of stage C given");
   IterVar *twice[2] = {xo, xo};
   CHECK(!sched_reorder(st, 2, twice));
-  CHECK_TEXT(sched_error(s), "cannot reorder: axis i.outer of stage C given twice");
+  CHECK_TEXT(s->diag.msg, "cannot reorder: axis i.outer of stage C given twice");
   IterVar *gone[2] = {axis_of(tc, 0), xo};
   CHECK(!sched_reorder(st, 2, gone));
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(s->diag.msg,
              "cannot reorder: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(!sched_tile(st, xo, xo, I(2), I(2), t));
-  CHECK_TEXT(sched_error(s), "cannot tile: axis i.outer of stage C given twice");
+  CHECK_TEXT(s->diag.msg, "cannot tile: axis i.outer of stage C given twice");
   CHECK(!sched_tile(st, xo, axis_of(tc, 1), I(2), I(0), t));
-  CHECK_TEXT(sched_error(s), "cannot split axis j of stage C: factor must be positive, not 0");
+  CHECK_TEXT(s->diag.msg, "cannot split axis j of stage C: factor must be positive, not 0");
   CHECK_TEXT(leaves(st), "i.outer i.inner j"); /* nothing changed */
   CHECK(st->nrel == 1);
 }
@@ -178,21 +176,21 @@ static void test_schedule_lang_attach(void) {
   CHECK(S(s, tb)->attach_stage == NULL);
 
   CHECK(!sched_compute_at(S(s, tc), S(s, tb), axis_of(tb, 0)));
-  CHECK_TEXT(sched_error(s), "cannot compute_at: stage C is not a producer of B");
+  CHECK_TEXT(s->diag.msg, "cannot compute_at: stage C is not a producer of B");
   CHECK(!sched_compute_at(S(s, tc), S(s, tc), axis_of(tc, 0)));
-  CHECK_TEXT(sched_error(s), "cannot compute_at: stage C is not a producer of C");
+  CHECK_TEXT(s->diag.msg, "cannot compute_at: stage C is not a producer of C");
   CHECK(!sched_compute_at(S(s, tc), S(s, td), axis_of(tc, 0)));
-  CHECK_TEXT(sched_error(s), "cannot compute_at: i is not an axis of stage D");
+  CHECK_TEXT(s->diag.msg, "cannot compute_at: i is not an axis of stage D");
   CHECK(!sched_compute_at(S(s, ta), S(s, td), axis_of(td, 0)));
-  CHECK_TEXT(sched_error(s), "cannot compute_at: stage A is a placeholder");
+  CHECK_TEXT(s->diag.msg, "cannot compute_at: stage A is a placeholder");
   CHECK(!sched_compute_at(S(s, tc), S(schedule(1, td), td), axis_of(td, 0)));
-  CHECK_TEXT(sched_error(s), "cannot compute_at: the target stage of C is not in its schedule");
+  CHECK_TEXT(s->diag.msg, "cannot compute_at: the target stage of C is not in its schedule");
   CHECK(!sched_compute_inline(S(s, td)));
-  CHECK_TEXT(sched_error(s), "cannot compute_inline: stage D is an output of the schedule");
+  CHECK_TEXT(s->diag.msg, "cannot compute_inline: stage D is an output of the schedule");
   CHECK(!sched_compute_inline(S(s, ta)));
-  CHECK_TEXT(sched_error(s), "cannot compute_inline: stage A is a placeholder");
+  CHECK_TEXT(s->diag.msg, "cannot compute_inline: stage A is a placeholder");
   CHECK(!sched_compute_root(S(s, ta)));
-  CHECK_TEXT(sched_error(s), "cannot compute_root: stage A is a placeholder");
+  CHECK_TEXT(s->diag.msg, "cannot compute_root: stage A is a placeholder");
   IterVar *k = reduce_axis("k", V(n));
   Expr *shape[1] = {V(m)};
   ComputeDef d = axes(1, shape, NULL);
@@ -201,7 +199,7 @@ static void test_schedule_lang_attach(void) {
   Tensor *r2 = compute("R2", d2, at(r, iv_ref(d2.axis[0])));
   Schedule *s2 = schedule(1, r2);
   CHECK(!sched_compute_inline(S(s2, r)));
-  CHECK_TEXT(sched_error(s2), "cannot compute_inline: stage R is a reduction");
+  CHECK_TEXT(s2->diag.msg, "cannot compute_inline: stage R is a reduction");
   CHECK(S(s, tc)->attach == ATTACH_ROOT && S(s2, r)->attach == ATTACH_ROOT);
 }
 
@@ -225,31 +223,29 @@ static void test_schedule_lang_annotate(void) {
   CHECK(at->npragma == 2 && strcmp(at->pragma_keys[1], "unroll") == 0 && !at->pragma_values[1]);
   CHECK(ir_is_const_int(at->pragma_values[0], 16));
   CHECK(!sched_parallel(st, axis_of(tc, 0)));
-  CHECK_TEXT(sched_error(s),
+  CHECK_TEXT(s->diag.msg,
              "cannot parallel: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(!sched_pragma(st, xi, "", NULL));
-  CHECK_TEXT(sched_error(s), "cannot pragma axis i.inner of stage C: empty pragma name");
+  CHECK_TEXT(s->diag.msg, "cannot pragma axis i.inner of stage C: empty pragma name");
 
   IterVar *bx = thread("blockIdx.x"), *tx = thread("threadIdx.x");
   CHECK(sched_bind(st, xo, bx) && sched_bind(st, xi, tx));
   CHECK(sched_iter_attr(st, xo)->bind_thread == bx);
   CHECK(!sched_bind(st, axis_of(tc, 1), tx));
-  CHECK_TEXT(sched_error(s),
-             "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
+  CHECK_TEXT(s->diag.msg, "cannot bind axis j of stage C: threadIdx.x is already bound to i.inner");
   CHECK(!sched_bind(st, axis_of(tc, 1), xo));
-  CHECK_TEXT(sched_error(s), "cannot bind axis j of stage C: i.outer is not a thread axis");
+  CHECK_TEXT(s->diag.msg, "cannot bind axis j of stage C: i.outer is not a thread axis");
   CHECK(!sched_bind(st, axis_of(tc, 0), bx));
-  CHECK_TEXT(sched_error(s),
-             "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
+  CHECK_TEXT(s->diag.msg, "cannot bind: axis i of stage C is not a leaf (it was split or fused)");
   CHECK(sched_bind(st, xi, tx)); /* binding again to the same thread is fine */
   CHECK(sched_iter_attr(st, axis_of(tc, 1))->bind_thread == NULL);
 
   CHECK(sched_set_scope(st, "shared") && strcmp(st->scope, "shared") == 0);
   CHECK(sched_set_scope(st, "local.inp_buffer") && sched_set_scope(st, "wmma.accumulator"));
   CHECK(!sched_set_scope(st, "texture"));
-  CHECK_TEXT(sched_error(s), "cannot set_scope: unknown storage scope 'texture' for stage C");
+  CHECK_TEXT(s->diag.msg, "cannot set_scope: unknown storage scope 'texture' for stage C");
   CHECK(!sched_set_scope(S(s, ta), "shared"));
-  CHECK_TEXT(sched_error(s), "cannot set_scope: stage A is a placeholder");
+  CHECK_TEXT(s->diag.msg, "cannot set_scope: stage A is a placeholder");
   CHECK(sched_set_scope(st, "") && strcmp(st->scope, "wmma.accumulator") != 0);
 }
 

@@ -23,7 +23,7 @@ static Schedule *matmul(void) {
 /* Refused with this message, and nothing recorded. */
 static void refused(Schedule *s, bool ok, const char *msg) {
   CHECK(!ok);
-  CHECK_TEXT(sched_error(s), msg);
+  CHECK_TEXT(s->diag.msg, msg);
 }
 
 static void test_storage_prims_align_errors(void) {
