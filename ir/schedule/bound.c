@@ -41,7 +41,7 @@ static int thread_rank(const char *tag, int *dim) {
 }
 
 static const char *tag_of(const SchedBounds *b, const IterVar *iv) {
-  IterVar *t = sched_map_get(&b->bind, iv);
+  IterVar *t = ptrmap_get(&b->bind, iv);
   return t ? t->thread_tag : iv->thread_tag;
 }
 
@@ -114,14 +114,14 @@ static void leaf_sets(SchedBounds *b, const LStage *prod, const LStage *cons, in
     if (ir_is_const_int(r.extent, 1)) {
       s = sched_set_point(r.min);
     } else if (!need_relax(b, iv, *found, rank)) {
-      IterVar *t = sched_map_get(&b->bind, iv);
+      IterVar *t = ptrmap_get(&b->bind, iv);
       Expr *v = ir_varref(a, (t ? t : iv)->var);
       /* a root axis bound to a thread keeps its minimum (see schedule_ops.c's thread_loop) */
       s = sched_set_point(t && !ir_is_const_int(r.min, 0) ? sched_add(a, v, r.min) : v);
     } else {
       s = sched_set_range(a, r);
     }
-    sched_map_put(up, iv, new_set(a, s));
+    ptrmap_put(up, iv, new_set(a, s));
   }
 }
 
@@ -134,9 +134,9 @@ static void relax_sets(SchedBounds *b, const LStage *prod, const LStage *cons, i
     if (iv == first) *found = true;
     if (!need_relax(b, iv, *found, rank)) continue;
     IntSet *s = new_set(b->arena, sched_set_range(b->arena, sched_dom(b, iv)));
-    sched_map_put(relax, iv->var, s);
-    IterVar *t = sched_map_get(&b->bind, iv);
-    if (t) sched_map_put(relax, t->var, s);
+    ptrmap_put(relax, iv->var, s);
+    IterVar *t = ptrmap_get(&b->bind, iv);
+    if (t) ptrmap_put(relax, t->var, s);
   }
 }
 
@@ -147,14 +147,14 @@ static void root_sets(SchedBounds *b, const LStage *cons, const PtrMap *up, cons
   int n;
   IterVar **roots = sched_root_ivs(a, cons->st->op, &n);
   for (int i = 0; i < n; i++) {
-    IntSet *s = sched_map_get(up, roots[i]);
+    IntSet *s = ptrmap_get(up, roots[i]);
     Range r = s ? sched_set_cover(a, *s, roots[i]->dom) : roots[i]->dom;
     IntSet set = sched_set_range(a, r);
     if (relax->n) {
       set.min = sched_relax_set(a, set.min, relax).min;
       set.max = set.max ? sched_relax_set(a, set.max, relax).max : NULL;
     }
-    sched_map_put(out, roots[i]->var, new_set(a, set));
+    ptrmap_put(out, roots[i]->var, new_set(a, set));
   }
 }
 
@@ -168,9 +168,9 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
   Arena *a = b->arena;
   int rank = scope_rank(b, prod);
   PtrMap up, relax, roots;
-  sched_map_init(&up, a);
-  sched_map_init(&relax, a);
-  sched_map_init(&roots, a);
+  ptrmap_init(&up, a);
+  ptrmap_init(&relax, a);
+  ptrmap_init(&roots, a);
   bool found = false;
   leaf_sets(b, prod, cons, rank, &up, &found);
   relax_sets(b, prod, cons, rank, &relax, &found);
@@ -221,7 +221,7 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
 
 /* iv's range in the simplifier's form, iv then known to lie in it. */
 static void simplify_dom(SchedBounds *b, Analyzer *an, const IterVar *iv) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   if (!r) return;
   Range s = {arith_simplify(an, r->min), arith_simplify(an, r->extent)};
   sched_set_dom(b, iv, s);
@@ -250,7 +250,7 @@ static void simplify_derived(SchedBounds *b, Analyzer *an, const LStage *ls) {
     if (ls->rel[i].kind == REL_REBASE) simplify_dom(b, an, ls->rel[i].fused);
   for (int i = 0; i < st->nattr; i++) {
     IterVar *t = st->attrs[i].bind_thread;
-    if (t && sched_map_get(&b->thread_stage, t) == ls) simplify_dom(b, an, t);
+    if (t && ptrmap_get(&b->thread_stage, t) == ls) simplify_dom(b, an, t);
   }
 }
 
@@ -258,11 +258,11 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
   SchedBounds *b = arena_alloc(a, sizeof *b);
   b->arena = a;
   b->sch = s;
-  sched_map_init(&b->op_index, a);
-  sched_map_init(&b->dom, a);
-  sched_map_init(&b->var_set, a);
-  sched_map_init(&b->bind, a);
-  sched_map_init(&b->thread_stage, a);
+  ptrmap_init(&b->op_index, a);
+  ptrmap_init(&b->dom, a);
+  ptrmap_init(&b->var_set, a);
+  ptrmap_init(&b->bind, a);
+  ptrmap_init(&b->thread_stage, a);
   s->error[0] = 0;
   if (!sched_normalize(b)) return NULL;
   Analyzer *an = arith_new(a);
@@ -285,7 +285,7 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a) {
 }
 
 bool sched_bound(const SchedBounds *b, const IterVar *iv, Range *out) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   if (r) *out = *r;
   return r != NULL;
 }

@@ -8,49 +8,6 @@
 
 #include "ir/schedule/sched_impl.h"
 
-/* ---- pointer maps ---- */
-
-void sched_map_init(PtrMap *m, Arena *a) { *m = (PtrMap){.arena = a}; }
-
-static size_t slot_of(const void *k, int cap) {
-  uint64_t h = (uint64_t)(uintptr_t)k * UINT64_C(0x9E3779B97F4A7C15);
-  return (size_t)(h >> 32) & (size_t)(cap - 1);
-}
-
-static void map_insert(const void **keys, void **vals, int cap, const void *k, void *v) {
-  size_t i = slot_of(k, cap);
-  while (keys[i] && keys[i] != k) i = (i + 1) & (size_t)(cap - 1);
-  keys[i] = k;
-  vals[i] = v;
-}
-
-static void map_grow(PtrMap *m) {
-  int cap = m->cap ? m->cap * 2 : 16;
-  const void **keys = arena_alloc(m->arena, (size_t)cap * sizeof *keys);
-  void **vals = arena_alloc(m->arena, (size_t)cap * sizeof *vals);
-  for (int i = 0; i < m->cap; i++)
-    if (m->keys[i]) map_insert(keys, vals, cap, m->keys[i], m->vals[i]);
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = cap;
-}
-
-void sched_map_put(PtrMap *m, const void *key, void *val) {
-  TES_ASSERT(key, "null key");
-  if (!sched_map_get(m, key)) {
-    if (2 * (m->n + 1) > m->cap) map_grow(m);
-    m->n++;
-  }
-  map_insert(m->keys, m->vals, m->cap, key, val);
-}
-
-void *sched_map_get(const PtrMap *m, const void *key) {
-  if (!m->cap) return NULL;
-  for (size_t i = slot_of(key, m->cap); m->keys[i]; i = (i + 1) & (size_t)(m->cap - 1))
-    if (m->keys[i] == key) return m->vals[i];
-  return NULL;
-}
-
 /* ---- constants ---- */
 
 static bool as_const(const Expr *e, int64_t *v) {
@@ -461,13 +418,13 @@ static IntSet eval_binary(EvalCtx *cx, Expr *e) {
 static IntSet eval_var(EvalCtx *cx, Expr *e) {
   static IntSet unbounded = {NULL, NULL};
   const Var *v = e->u.var;
-  IntSet *s = sched_map_get(cx->sets, v);
+  IntSet *s = ptrmap_get(cx->sets, v);
   if (!s) return sched_set_point(e);
   if (!cx->relax || (sched_set_is_point(*s) && s->min->kind == EXPR_VAR && s->min->u.var == v))
     return *s;
-  IntSet *done = sched_map_get(cx->memo, v);
+  IntSet *done = ptrmap_get(cx->memo, v);
   if (done) return *done;
-  sched_map_put(cx->memo, v, &unbounded);
+  ptrmap_put(cx->memo, v, &unbounded);
   IntSet r;
   if (sched_set_is_point(*s))
     r = eval(cx, s->min);
@@ -475,7 +432,7 @@ static IntSet eval_var(EvalCtx *cx, Expr *e) {
     r = (IntSet){s->min ? eval(cx, s->min).min : NULL, s->max ? eval(cx, s->max).max : NULL};
   IntSet *keep = arena_alloc(cx->arena, sizeof *keep);
   *keep = r;
-  sched_map_put(cx->memo, v, keep);
+  ptrmap_put(cx->memo, v, keep);
   return r;
 }
 
@@ -537,7 +494,7 @@ IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets) {
 
 IntSet sched_relax_set(Arena *a, Expr *e, const PtrMap *sets) {
   PtrMap memo;
-  sched_map_init(&memo, a);
+  ptrmap_init(&memo, a);
   EvalCtx cx = {a, sets, 0, true, &memo};
   return eval(&cx, e);
 }

@@ -8,7 +8,7 @@
 #include "ir/schedule/sched_impl.h"
 
 Range sched_dom(const SchedBounds *b, const IterVar *iv) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   TES_ASSERT(r, "itervar %s has no range", iv->var->name);
   return *r;
 }
@@ -16,10 +16,10 @@ Range sched_dom(const SchedBounds *b, const IterVar *iv) {
 void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r) {
   Range *rp = arena_alloc(b->arena, sizeof *rp);
   *rp = r;
-  sched_map_put(&b->dom, iv, rp);
+  ptrmap_put(&b->dom, iv, rp);
   IntSet *s = arena_alloc(b->arena, sizeof *s);
   *s = sched_set_range(b->arena, r);
-  sched_map_put(&b->var_set, iv->var, s);
+  ptrmap_put(&b->var_set, iv->var, s);
 }
 
 static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
@@ -32,7 +32,7 @@ static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
  * bound under it, whose count the split may set on purpose, nor without an analyzer. */
 static Expr *split_part(Arena *a, Analyzer *an, const PtrMap *threads, const IterVar *part,
                         Range parent, Expr *amount) {
-  if (!an || sched_map_get(threads, part) || ir_is_const_int(parent.extent, 0)) return amount;
+  if (!an || ptrmap_get(threads, part) || ir_is_const_int(parent.extent, 0)) return amount;
   Expr *lt = ir_binary(a, EXPR_LT, parent.extent, amount);
   return arith_can_prove(an, lt) ? parent.extent : amount;
 }
@@ -74,14 +74,14 @@ static char *expr_text(const Expr *e, char *buf, size_t n) {
 
 /* A thread itervar bound in several stages must get one extent in all of them. */
 static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range r) {
-  Range *old = sched_map_get(&b->dom, thread);
+  Range *old = ptrmap_get(&b->dom, thread);
   if (!old) {
     sched_set_dom(b, thread, r);
-    sched_map_put(&b->thread_stage, thread, ls);
+    ptrmap_put(&b->thread_stage, thread, ls);
     return true;
   }
   if (sched_prove_eq(old->extent, r.extent)) return true;
-  LStage *first = sched_map_get(&b->thread_stage, thread);
+  LStage *first = ptrmap_get(&b->thread_stage, thread);
   char x[128], y[128];
   return sched_fail(b->sch, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
                     thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
@@ -91,22 +91,22 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
 /* The itervars a thread-bound leaf derives from (TVM's PassUpThreadBinding). */
 static void thread_bound(const LStage *ls, PtrMap *out) {
   for (int i = 0; i < ls->st->nattr; i++)
-    if (ls->st->attrs[i].bind_thread) sched_map_put(out, ls->st->attrs[i].iv, (void *)1);
+    if (ls->st->attrs[i].bind_thread) ptrmap_put(out, ls->st->attrs[i].iv, (void *)1);
   for (int k = ls->nrel - 1; k >= 0; k--) {
     const IterRelation *r = &ls->rel[k];
     switch (r->kind) {
     case REL_SPLIT:
-      if (sched_map_get(out, r->outer) || sched_map_get(out, r->inner))
-        sched_map_put(out, r->parent, (void *)1);
+      if (ptrmap_get(out, r->outer) || ptrmap_get(out, r->inner))
+        ptrmap_put(out, r->parent, (void *)1);
       break;
     case REL_FUSE:
-      if (sched_map_get(out, r->fused)) {
-        sched_map_put(out, r->outer, (void *)1);
-        sched_map_put(out, r->inner, (void *)1);
+      if (ptrmap_get(out, r->fused)) {
+        ptrmap_put(out, r->outer, (void *)1);
+        ptrmap_put(out, r->inner, (void *)1);
       }
       break;
     case REL_REBASE:
-      if (sched_map_get(out, r->fused)) sched_map_put(out, r->parent, (void *)1);
+      if (ptrmap_get(out, r->fused)) ptrmap_put(out, r->parent, (void *)1);
       break;
     }
   }
@@ -114,7 +114,7 @@ static void thread_bound(const LStage *ls, PtrMap *out) {
 
 bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
   PtrMap threads;
-  sched_map_init(&threads, b->arena);
+  ptrmap_init(&threads, b->arena);
   thread_bound(ls, &threads);
   for (int i = 0; i < ls->nrel; i++) {
     const IterRelation *r = &ls->rel[i];
@@ -141,7 +141,7 @@ bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
 
 /* ---- values, up ---- */
 
-static Expr *value_of(const PtrMap *values, const IterVar *iv) { return sched_map_get(values, iv); }
+static Expr *value_of(const PtrMap *values, const IterVar *iv) { return ptrmap_get(values, iv); }
 
 static Expr *plus_min(Arena *a, Expr *v, Expr *min) {
   return ir_is_const_int(min, 0) ? v : sched_add(a, v, as_dtype(a, min, v->dtype));
@@ -154,7 +154,7 @@ static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values
   Expr *factor = sched_dom(b, r->inner).extent;
   /* TVM writes inner + outer*factor; its simplifier prints it outer first, as built here */
   Expr *v = sched_add(a, sched_mul(a, o, factor), i);
-  sched_map_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
+  ptrmap_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
 }
 
 static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values) {
@@ -164,8 +164,8 @@ static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values)
   Expr *factor = as_dtype(a, sched_dom(b, r->inner).extent, f->dtype);
   Expr *o = as_dtype(a, sched_floordiv(a, f, factor), r->outer->var->dtype);
   Expr *i = as_dtype(a, sched_floormod(a, f, factor), r->inner->var->dtype);
-  sched_map_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
-  sched_map_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
+  ptrmap_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
+  ptrmap_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
 }
 
 void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values) {
@@ -180,7 +180,7 @@ void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values) {
       break;
     case REL_REBASE: {
       Expr *v = value_of(values, r->fused);
-      if (v) sched_map_put(values, r->parent, plus_min(b->arena, v, sched_dom(b, r->parent).min));
+      if (v) ptrmap_put(values, r->parent, plus_min(b->arena, v, sched_dom(b, r->parent).min));
       break;
     }
     }
@@ -196,7 +196,7 @@ static IntSet *new_set(Arena *a, IntSet s) {
 }
 
 static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
-  IntSet *s = sched_map_get(sets, iv);
+  IntSet *s = ptrmap_get(sets, iv);
   TES_ASSERT(s, "itervar %s has no set", iv->var->name);
   return *s;
 }
@@ -206,17 +206,17 @@ static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets)
   IntSet o = set_of(sets, r->outer), i = set_of(sets, r->inner);
   if (sched_set_matches(o, sched_dom(b, r->outer)) &&
       sched_set_matches(i, sched_dom(b, r->inner))) {
-    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
     return;
   }
   PtrMap vars;
-  sched_map_init(&vars, a);
-  sched_map_put(&vars, r->outer->var, &o);
-  sched_map_put(&vars, r->inner->var, &i);
+  ptrmap_init(&vars, a);
+  ptrmap_put(&vars, r->outer->var, &o);
+  ptrmap_put(&vars, r->inner->var, &i);
   Expr *v = sched_add(a, sched_mul(a, ir_varref(a, r->outer->var), sched_dom(b, r->inner).extent),
                       ir_varref(a, r->inner->var));
   v = plus_min(a, v, sched_dom(b, r->parent).min);
-  sched_map_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
+  ptrmap_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
 }
 
 /* Whether the part f of a fused range stays within one row of the inner axis: its length
@@ -240,29 +240,29 @@ static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) 
   IntSet f = set_of(sets, r->fused);
   Range ro = sched_dom(b, r->outer), ri = sched_dom(b, r->inner);
   if (sched_set_matches(f, sched_dom(b, r->fused)) || !f.min || !f.max) {
-    sched_map_put(sets, r->outer, new_set(a, sched_set_range(a, ro)));
-    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_range(a, ro)));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
     return;
   }
   Expr *factor = as_dtype(a, ri.extent, f.min->dtype);
   if (sched_set_is_point(f)) {
     Expr *o = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
     Expr *i = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
-    sched_map_put(sets, r->outer, new_set(a, sched_set_point(plus_min(a, o, ro.min))));
-    sched_map_put(sets, r->inner, new_set(a, sched_set_point(plus_min(a, i, ri.min))));
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_point(plus_min(a, o, ro.min))));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_point(plus_min(a, i, ri.min))));
     return;
   }
   Expr *lo = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
   Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
-  sched_map_put(sets, r->outer,
+  ptrmap_put(sets, r->outer,
                 new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
   if (!within_row(a, f, factor)) {
-    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
     return;
   }
   lo = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
   hi = as_dtype(a, sched_floormod(a, f.max, factor), r->inner->var->dtype);
-  sched_map_put(sets, r->inner,
+  ptrmap_put(sets, r->inner,
                 new_set(a, (IntSet){plus_min(a, lo, ri.min), plus_min(a, hi, ri.min)}));
 }
 
@@ -271,11 +271,11 @@ static void up_domain_rebase(SchedBounds *b, const IterRelation *r, PtrMap *sets
   IntSet s = set_of(sets, r->fused);
   Range p = sched_dom(b, r->parent);
   if (sched_set_matches(s, sched_dom(b, r->fused))) {
-    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, p)));
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(a, p)));
     return;
   }
   IntSet q = {s.min ? plus_min(a, s.min, p.min) : NULL, s.max ? plus_min(a, s.max, p.min) : NULL};
-  sched_map_put(sets, r->parent, new_set(a, q));
+  ptrmap_put(sets, r->parent, new_set(a, q));
 }
 
 void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets) {
@@ -298,11 +298,11 @@ void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets) {
 /* ---- masks, down ---- */
 
 static intptr_t mask_of(const PtrMap *state, const IterVar *iv) {
-  return (intptr_t)sched_map_get(state, iv);
+  return (intptr_t)ptrmap_get(state, iv);
 }
 
 static void or_mask(PtrMap *state, const IterVar *iv, intptr_t m) {
-  sched_map_put(state, iv, (void *)(mask_of(state, iv) | m));
+  ptrmap_put(state, iv, (void *)(mask_of(state, iv) | m));
 }
 
 void sched_pass_down_mask(const LStage *ls, PtrMap *state) {
@@ -332,23 +332,23 @@ static void up_bound_check(SchedBounds *b, const LStage *ls, PtrMap *state) {
     const IterRelation *r = &ls->rel[k];
     switch (r->kind) {
     case REL_SPLIT: {
-      bool check = sched_map_get(state, r->outer) || sched_map_get(state, r->inner);
+      bool check = ptrmap_get(state, r->outer) || ptrmap_get(state, r->inner);
       if (!check) {
         Expr *covered =
             sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
         check = !sched_prove_eq(sched_dom(b, r->parent).extent, covered);
       }
-      if (check) sched_map_put(state, r->parent, (void *)1);
+      if (check) ptrmap_put(state, r->parent, (void *)1);
       break;
     }
     case REL_FUSE:
-      if (sched_map_get(state, r->fused)) {
-        sched_map_put(state, r->outer, (void *)1);
-        sched_map_put(state, r->inner, (void *)1);
+      if (ptrmap_get(state, r->fused)) {
+        ptrmap_put(state, r->outer, (void *)1);
+        ptrmap_put(state, r->inner, (void *)1);
       }
       break;
     case REL_REBASE:
-      if (sched_map_get(state, r->fused)) sched_map_put(state, r->parent, (void *)1);
+      if (ptrmap_get(state, r->fused)) ptrmap_put(state, r->parent, (void *)1);
       break;
     }
   }
@@ -361,12 +361,7 @@ typedef struct Guards {
 } Guards;
 
 static void add_guard(Guards *g, ExprKind k, Expr *value, Expr *bound) {
-  if (g->n == g->cap) {
-    int ncap = g->cap ? g->cap * 2 : 8;
-    g->items = arena_realloc(g->arena, g->items, (size_t)g->cap * sizeof(Expr *),
-                             (size_t)ncap * sizeof(Expr *));
-    g->cap = ncap;
-  }
+  VEC_GROW(g->arena, g->items, g->cap, g->n + 1);
   g->items[g->n++] = ir_binary(g->arena, k, value, as_dtype(g->arena, bound, value->dtype));
 }
 
@@ -382,7 +377,7 @@ static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, 
   IterVar **roots = sched_root_ivs(a, ls->st->op, &n);
   for (int i = 0; i < n; i++) {
     IterVar *iv = roots[i];
-    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
     if (same_range(iv->dom, sched_dom(b, iv))) continue;
     Expr *value = sched_sub(a, value_of(values, iv), iv->dom.min);
     IntSet s = sched_eval_set(a, value, &b->var_set);
@@ -397,14 +392,14 @@ int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *value
                            bool skip_root_domain, const PtrMap *skip, Expr ***out) {
   Arena *a = b->arena;
   PtrMap state;
-  sched_map_init(&state, a);
+  ptrmap_init(&state, a);
   up_bound_check(b, ls, &state);
   Guards g = {a, 0, 0, NULL};
   const Stage *st = ls->st;
   for (int i = 0; i < st->nall; i++) {
     IterVar *iv = st->all_iter_vars[i];
-    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
-    if (!sched_map_get(&state, iv)) continue;
+    if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if (!ptrmap_get(&state, iv)) continue;
     Range dom = sched_dom(b, iv);
     Expr *value = sched_sub(a, value_of(values, iv), dom.min);
     IntSet s = sched_eval_set(a, value, &b->var_set);

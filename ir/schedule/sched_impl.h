@@ -9,21 +9,9 @@
 #define TES_IR_SCHED_IMPL_H
 
 #include "ir/arith/arith.h"
+#include "ir/ptrmap.h"
 #include "ir/schedule/schedule.h"
 #include "ir/support.h"
-
-/* ---- pointer maps (int_set.c): open addressing, arrays in an arena ---- */
-
-typedef struct PtrMap {
-  Arena *arena;
-  const void **keys; /* NULL: an empty slot */
-  void **vals;
-  int n, cap;
-} PtrMap;
-
-void sched_map_init(PtrMap *m, Arena *a);
-void sched_map_put(PtrMap *m, const void *key, void *val);
-void *sched_map_get(const PtrMap *m, const void *key); /* NULL when absent */
 
 /* ---- index arithmetic (int_set.c) ---- */
 

@@ -1,28 +1,10 @@
-/* test_int_set.c: the arithmetic under bound inference (ir/schedule/int_set.c): pointer maps,
- * index expressions with constants folded and like terms cancelled, proofs, and the integer
+/* test_int_set.c: the arithmetic under bound inference (ir/schedule/int_set.c): index
+ * expressions with constants folded and like terms cancelled, proofs, and the integer
  * sets of index expressions over ranged variables. */
 #include "ir/schedule/sched_impl.h"
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *m, *n, *i, *j;
-
-static void test_int_set_map(void) {
-  PtrMap pm;
-  sched_map_init(&pm, &A);
-  CHECK(sched_map_get(&pm, m) == NULL);
-  int vals[100];
-  Var *keys[100];
-  for (int k = 0; k < 100; k++) {
-    keys[k] = var("v");
-    sched_map_put(&pm, keys[k], &vals[k]);
-  }
-  sched_map_put(&pm, keys[7], &vals[8]); /* replaces */
-  CHECK(pm.n == 100);
-  bool all = true;
-  for (int k = 0; k < 100; k++) all &= sched_map_get(&pm, keys[k]) == &vals[k == 7 ? 8 : k];
-  CHECK(all);
-  CHECK(sched_map_get(&pm, m) == NULL);
-}
 
 static void test_int_set_build(void) {
   Expr *M = V(m), *N = V(n);
@@ -92,9 +74,9 @@ static const char *ps_set(IntSet s) {
 
 static void test_int_set_eval(void) {
   PtrMap sets;
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, i, set(I(0), sub(V(m), I(1)))); /* i in [0, m - 1] */
-  sched_map_put(&sets, j, set(V(n), V(n)));            /* j is n */
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, i, set(I(0), sub(V(m), I(1)))); /* i in [0, m - 1] */
+  ptrmap_put(&sets, j, set(V(n), V(n)));            /* j is n */
   Expr *I_ = V(i), *J = V(j);
   CHECK_TEXT(ps_set(sched_eval_set(&A, I_, &sets)), "[0, (m - 1)]");
   CHECK_TEXT(ps_set(sched_eval_set(&A, J, &sets)), "[n, n]");
@@ -144,25 +126,25 @@ static void test_int_set_eval(void) {
  * depends on an outer loop) is relaxed through it, where sched_eval_set keeps it symbolic. */
 static void test_int_set_relax(void) {
   PtrMap sets;
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, i, set(I(0), sub(I(4), V(j)))); /* i in [0, 4 - j] */
-  sched_map_put(&sets, j, set(I(0), I(3)));            /* j in [0, 3] */
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, i, set(I(0), sub(I(4), V(j)))); /* i in [0, 4 - j] */
+  ptrmap_put(&sets, j, set(I(0), I(3)));            /* j in [0, 3] */
   CHECK_TEXT(ps_set(sched_eval_set(&A, add(V(i), V(j)), &sets)), "[0, ((4 - j) + 3)]");
   CHECK_TEXT(ps_set(sched_relax_set(&A, add(V(i), V(j)), &sets)), "[0, 7]");
   CHECK_TEXT(ps_set(sched_relax_set(&A, V(i), &sets)), "[0, 4]");
   /* a point that is another relaxed variable, and a point that is the variable itself */
   PtrMap pts;
-  sched_map_init(&pts, &A);
-  sched_map_put(&pts, i, set(add(V(j), I(1)), add(V(j), I(1))));
-  sched_map_put(&pts, j, set(V(m), sub(V(m), I(1))));
-  sched_map_put(&pts, m, set(V(m), V(m)));
+  ptrmap_init(&pts, &A);
+  ptrmap_put(&pts, i, set(add(V(j), I(1)), add(V(j), I(1))));
+  ptrmap_put(&pts, j, set(V(m), sub(V(m), I(1))));
+  ptrmap_put(&pts, m, set(V(m), V(m)));
   CHECK_TEXT(ps_set(sched_relax_set(&A, mul(V(i), I(2)), &pts)), "[((m + 1)*2), (m*2)]");
   CHECK_TEXT(ps_set(sched_relax_set(&A, V(m), &pts)), "[m, m]");
   /* a cycle, which no schedule makes, ends unbounded */
   PtrMap cyc;
-  sched_map_init(&cyc, &A);
-  sched_map_put(&cyc, i, set(V(j), V(j)));
-  sched_map_put(&cyc, j, set(V(i), add(V(i), I(1))));
+  ptrmap_init(&cyc, &A);
+  ptrmap_put(&cyc, i, set(V(j), V(j)));
+  ptrmap_put(&cyc, j, set(V(i), add(V(i), I(1))));
   CHECK_TEXT(ps_set(sched_relax_set(&A, V(i), &cyc)), "[-inf, +inf]");
 }
 
@@ -172,7 +154,6 @@ int main(void) {
   n = var("n");
   i = var("i");
   j = var("j");
-  test_int_set_map();
   test_int_set_build();
   test_int_set_prove();
   test_int_set_eval();
