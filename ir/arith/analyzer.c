@@ -17,6 +17,8 @@ Analyzer *arith_new(Arena *a) {
   return an;
 }
 
+Arena *arith_arena(const Analyzer *an) { return an->arena; }
+
 void arith_free(Analyzer *an) {
   if (!an) return;
   arena_free(&an->scratch);
@@ -198,6 +200,10 @@ Expr *arith_simplify(Analyzer *an, Expr *e) {
   if (r->kind == EXPR_INT) return r;
   r = arith_canonical_simplify(an, r);
   return r != e && ir_expr_equal(r, e) ? e : r;
+}
+
+Expr *arith_simplify_binary(Analyzer *an, ExprKind k, Expr *x, Expr *y) {
+  return arith_simplify(an, arith_binary(an->arena, k, x, y));
 }
 
 bool arith_can_prove(Analyzer *an, Expr *cond) {

@@ -18,11 +18,27 @@ void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r) {
   *rp = r;
   ptrmap_put(&b->dom, iv, rp);
   IntSet *s = arena_alloc(b->arena, sizeof *s);
-  *s = sched_set_range(b->arena, r);
+  *s = sched_set_range(b->fold, r);
   ptrmap_put(&b->var_set, iv->var, s);
 }
 
-static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
+static Expr *zero(Arena *a, DType t) { return arith_const(a, t, 0); }
+
+static Expr *fold(const SchedBounds *b, ExprKind k, Expr *x, Expr *y) {
+  return arith_simplify_binary(b->fold, k, x, y);
+}
+
+/* Whether x k y (a comparison) holds for any values of the variables. */
+static bool proves(const SchedBounds *b, ExprKind k, Expr *x, Expr *y) {
+  return arith_can_prove(b->fold, ir_binary(b->arena, k, x, y));
+}
+
+/* floordiv((x + (y - 1)), y), the parts of x a split by y makes. */
+static Expr *ceil_div(const SchedBounds *b, Expr *x, Expr *y) {
+  Arena *a = b->arena;
+  Expr *less = arith_binary(a, EXPR_SUB, y, arith_const(a, y->dtype, 1));
+  return fold(b, EXPR_FLOORDIV, arith_binary(a, EXPR_ADD, x, less), y);
+}
 
 /* ---- ranges, down ---- */
 
@@ -44,11 +60,11 @@ static void down_split(SchedBounds *b, Analyzer *an, const PtrMap *threads, cons
   if (r->factor) {
     Expr *inner = split_part(a, an, threads, r->inner, p, r->factor);
     sched_set_dom(b, r->inner, (Range){zero(a, t), inner});
-    sched_set_dom(b, r->outer, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->factor)});
+    sched_set_dom(b, r->outer, (Range){zero(a, t), ceil_div(b, p.extent, r->factor)});
   } else {
     Expr *outer = split_part(a, an, threads, r->outer, p, r->nparts);
     sched_set_dom(b, r->outer, (Range){zero(a, t), outer});
-    sched_set_dom(b, r->inner, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->nparts)});
+    sched_set_dom(b, r->inner, (Range){zero(a, t), ceil_div(b, p.extent, r->nparts)});
   }
 }
 
@@ -61,7 +77,7 @@ static void down_fuse(SchedBounds *b, const IterRelation *r) {
   DType t = r->fused->var->dtype;
   Expr *o = as_dtype(a, sched_dom(b, r->outer).extent, t);
   Expr *i = as_dtype(a, sched_dom(b, r->inner).extent, t);
-  sched_set_dom(b, r->fused, (Range){zero(a, t), sched_mul(a, o, i)});
+  sched_set_dom(b, r->fused, (Range){zero(a, t), fold(b, EXPR_MUL, o, i)});
 }
 
 static char *expr_text(const Expr *e, char *buf, size_t n) {
@@ -80,7 +96,7 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
     ptrmap_put(&b->thread_stage, thread, ls);
     return true;
   }
-  if (sched_prove_eq(old->extent, r.extent)) return true;
+  if (arith_can_prove_equal(b->fold, old->extent, r.extent)) return true;
   LStage *first = ptrmap_get(&b->thread_stage, thread);
   char x[128], y[128];
   return sched_fail(b->sch, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
@@ -143,8 +159,10 @@ bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
 
 static Expr *value_of(const PtrMap *values, const IterVar *iv) { return ptrmap_get(values, iv); }
 
+/* The values of itervars are built as TVM's operators build them (constants folded, the rest
+ * as written), since the guards and loops made of them print so until tir.Simplify. */
 static Expr *plus_min(Arena *a, Expr *v, Expr *min) {
-  return ir_is_const_int(min, 0) ? v : sched_add(a, v, as_dtype(a, min, v->dtype));
+  return ir_is_const_int(min, 0) ? v : arith_binary(a, EXPR_ADD, v, as_dtype(a, min, v->dtype));
 }
 
 static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values) {
@@ -153,7 +171,7 @@ static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values
   if (!o || !i) return;
   Expr *factor = sched_dom(b, r->inner).extent;
   /* TVM writes inner + outer*factor; its simplifier prints it outer first, as built here */
-  Expr *v = sched_add(a, sched_mul(a, o, factor), i);
+  Expr *v = arith_binary(a, EXPR_ADD, arith_binary(a, EXPR_MUL, o, factor), i);
   ptrmap_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
 }
 
@@ -162,8 +180,8 @@ static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values)
   Expr *f = value_of(values, r->fused);
   if (!f) return;
   Expr *factor = as_dtype(a, sched_dom(b, r->inner).extent, f->dtype);
-  Expr *o = as_dtype(a, sched_floordiv(a, f, factor), r->outer->var->dtype);
-  Expr *i = as_dtype(a, sched_floormod(a, f, factor), r->inner->var->dtype);
+  Expr *o = as_dtype(a, arith_binary(a, EXPR_FLOORDIV, f, factor), r->outer->var->dtype);
+  Expr *i = as_dtype(a, arith_binary(a, EXPR_FLOORMOD, f, factor), r->inner->var->dtype);
   ptrmap_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
   ptrmap_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
 }
@@ -195,6 +213,11 @@ static IntSet *new_set(Arena *a, IntSet s) {
   return p;
 }
 
+/* A bound plus the minimum of a range, simplified as every bound of a set is. */
+static Expr *bound_plus_min(const SchedBounds *b, Expr *v, Expr *min) {
+  return ir_is_const_int(min, 0) ? v : fold(b, EXPR_ADD, v, as_dtype(b->arena, min, v->dtype));
+}
+
 static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
   IntSet *s = ptrmap_get(sets, iv);
   TES_ASSERT(s, "itervar %s has no set", iv->var->name);
@@ -204,33 +227,33 @@ static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
 static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
   Arena *a = b->arena;
   IntSet o = set_of(sets, r->outer), i = set_of(sets, r->inner);
-  if (sched_set_matches(o, sched_dom(b, r->outer)) &&
-      sched_set_matches(i, sched_dom(b, r->inner))) {
-    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
+  if (sched_set_matches(b->fold, o, sched_dom(b, r->outer)) &&
+      sched_set_matches(b->fold, i, sched_dom(b, r->inner))) {
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(b->fold, sched_dom(b, r->parent))));
     return;
   }
   PtrMap vars;
   ptrmap_init(&vars, a);
   ptrmap_put(&vars, r->outer->var, &o);
   ptrmap_put(&vars, r->inner->var, &i);
-  Expr *v = sched_add(a, sched_mul(a, ir_varref(a, r->outer->var), sched_dom(b, r->inner).extent),
-                      ir_varref(a, r->inner->var));
-  v = plus_min(a, v, sched_dom(b, r->parent).min);
-  ptrmap_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
+  Expr *outer = ir_varref(a, r->outer->var);
+  Expr *v = arith_binary(a, EXPR_MUL, outer, sched_dom(b, r->inner).extent);
+  v = plus_min(a, arith_binary(a, EXPR_ADD, v, ir_varref(a, r->inner->var)),
+               sched_dom(b, r->parent).min);
+  ptrmap_put(sets, r->parent, new_set(a, sched_eval_set(b->fold, v, &vars)));
 }
 
 /* Whether the part f of a fused range stays within one row of the inner axis: its length
  * divides the row's and it starts at a multiple of its length (TVM's test), as when a fused
  * axis is split by a factor of the inner extent. */
-static bool within_row(Arena *a, IntSet f, Expr *row) {
-  Analyzer *an = arith_new(a);
-  Expr *one = sched_const(a, f.min->dtype, 1);
-  Expr *len = arith_simplify(an, sched_add(a, sched_sub(a, f.max, f.min), one));
-  bool ok = arith_can_prove_ge(an, len, 1) &&
-            arith_can_prove_equal(an, sched_floormod(a, row, len), sched_const(a, len->dtype, 0)) &&
-            arith_can_prove_equal(an, sched_floormod(a, f.min, len), sched_const(a, len->dtype, 0));
-  arith_free(an);
-  return ok;
+static bool within_row(const SchedBounds *b, IntSet f, Expr *row) {
+  Arena *a = b->arena;
+  Analyzer *an = b->fold;
+  Expr *len = sched_set_cover(an, f, (Range){NULL, NULL}).extent;
+  Expr *zero_ = zero(a, len->dtype);
+  return arith_can_prove_ge(an, len, 1) &&
+         arith_can_prove_equal(an, arith_binary(a, EXPR_FLOORMOD, row, len), zero_) &&
+         arith_can_prove_equal(an, arith_binary(a, EXPR_FLOORMOD, f.min, len), zero_);
 }
 
 /* A part of the fused range maps back to whole rows of the inner axis, which is what TVM
@@ -239,42 +262,43 @@ static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) 
   Arena *a = b->arena;
   IntSet f = set_of(sets, r->fused);
   Range ro = sched_dom(b, r->outer), ri = sched_dom(b, r->inner);
-  if (sched_set_matches(f, sched_dom(b, r->fused)) || !f.min || !f.max) {
-    ptrmap_put(sets, r->outer, new_set(a, sched_set_range(a, ro)));
-    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+  if (sched_set_matches(b->fold, f, sched_dom(b, r->fused)) || !f.min || !f.max) {
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_range(b->fold, ro)));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(b->fold, ri)));
     return;
   }
   Expr *factor = as_dtype(a, ri.extent, f.min->dtype);
   if (sched_set_is_point(f)) {
-    Expr *o = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
-    Expr *i = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
-    ptrmap_put(sets, r->outer, new_set(a, sched_set_point(plus_min(a, o, ro.min))));
-    ptrmap_put(sets, r->inner, new_set(a, sched_set_point(plus_min(a, i, ri.min))));
+    Expr *o = as_dtype(a, fold(b, EXPR_FLOORDIV, f.min, factor), r->outer->var->dtype);
+    Expr *i = as_dtype(a, fold(b, EXPR_FLOORMOD, f.min, factor), r->inner->var->dtype);
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_point(bound_plus_min(b, o, ro.min))));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_point(bound_plus_min(b, i, ri.min))));
     return;
   }
-  Expr *lo = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
-  Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
+  Expr *lo = as_dtype(a, fold(b, EXPR_FLOORDIV, f.min, factor), r->outer->var->dtype);
+  Expr *hi = as_dtype(a, fold(b, EXPR_FLOORDIV, f.max, factor), r->outer->var->dtype);
   ptrmap_put(sets, r->outer,
-                new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
-  if (!within_row(a, f, factor)) {
-    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+             new_set(a, (IntSet){bound_plus_min(b, lo, ro.min), bound_plus_min(b, hi, ro.min)}));
+  if (!within_row(b, f, factor)) {
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(b->fold, ri)));
     return;
   }
-  lo = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
-  hi = as_dtype(a, sched_floormod(a, f.max, factor), r->inner->var->dtype);
+  lo = as_dtype(a, fold(b, EXPR_FLOORMOD, f.min, factor), r->inner->var->dtype);
+  hi = as_dtype(a, fold(b, EXPR_FLOORMOD, f.max, factor), r->inner->var->dtype);
   ptrmap_put(sets, r->inner,
-                new_set(a, (IntSet){plus_min(a, lo, ri.min), plus_min(a, hi, ri.min)}));
+             new_set(a, (IntSet){bound_plus_min(b, lo, ri.min), bound_plus_min(b, hi, ri.min)}));
 }
 
 static void up_domain_rebase(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
   Arena *a = b->arena;
   IntSet s = set_of(sets, r->fused);
   Range p = sched_dom(b, r->parent);
-  if (sched_set_matches(s, sched_dom(b, r->fused))) {
-    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(a, p)));
+  if (sched_set_matches(b->fold, s, sched_dom(b, r->fused))) {
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(b->fold, p)));
     return;
   }
-  IntSet q = {s.min ? plus_min(a, s.min, p.min) : NULL, s.max ? plus_min(a, s.max, p.min) : NULL};
+  IntSet q = {s.min ? bound_plus_min(b, s.min, p.min) : NULL,
+              s.max ? bound_plus_min(b, s.max, p.min) : NULL};
   ptrmap_put(sets, r->parent, new_set(a, q));
 }
 
@@ -334,9 +358,9 @@ static void up_bound_check(SchedBounds *b, const LStage *ls, PtrMap *state) {
     case REL_SPLIT: {
       bool check = ptrmap_get(state, r->outer) || ptrmap_get(state, r->inner);
       if (!check) {
-        Expr *covered =
-            sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
-        check = !sched_prove_eq(sched_dom(b, r->parent).extent, covered);
+        Expr *covered = arith_binary(b->arena, EXPR_MUL, sched_dom(b, r->inner).extent,
+                                     sched_dom(b, r->outer).extent);
+        check = !arith_can_prove_equal(b->fold, sched_dom(b, r->parent).extent, covered);
       }
       if (check) ptrmap_put(state, r->parent, (void *)1);
       break;
@@ -365,8 +389,9 @@ static void add_guard(Guards *g, ExprKind k, Expr *value, Expr *bound) {
   g->items[g->n++] = ir_binary(g->arena, k, value, as_dtype(g->arena, bound, value->dtype));
 }
 
-static bool same_range(Range x, Range y) {
-  return sched_prove_eq(x.min, y.min) && sched_prove_eq(x.extent, y.extent);
+static bool same_range(const SchedBounds *b, Range x, Range y) {
+  return arith_can_prove_equal(b->fold, x.min, y.min) &&
+         arith_can_prove_equal(b->fold, x.extent, y.extent);
 }
 
 /* Root axes whose inferred range is not their declared one may step outside it. */
@@ -378,12 +403,12 @@ static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, 
   for (int i = 0; i < n; i++) {
     IterVar *iv = roots[i];
     if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
-    if (same_range(iv->dom, sched_dom(b, iv))) continue;
-    Expr *value = sched_sub(a, value_of(values, iv), iv->dom.min);
-    IntSet s = sched_eval_set(a, value, &b->var_set);
-    if (!s.min || !sched_prove_le(zero(a, value->dtype), s.min))
+    if (same_range(b, iv->dom, sched_dom(b, iv))) continue;
+    Expr *value = arith_binary(a, EXPR_SUB, value_of(values, iv), iv->dom.min);
+    IntSet s = sched_eval_set(b->fold, value, &b->var_set);
+    if (!s.min || !proves(b, EXPR_LE, zero(a, value->dtype), s.min))
       add_guard(g, EXPR_GE, value, zero(a, value->dtype));
-    if (!s.max || !sched_prove_lt(s.max, iv->dom.extent))
+    if (!s.max || !proves(b, EXPR_LT, s.max, iv->dom.extent))
       add_guard(g, EXPR_LT, value, iv->dom.extent);
   }
 }
@@ -401,9 +426,9 @@ int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *value
     if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
     if (!ptrmap_get(&state, iv)) continue;
     Range dom = sched_dom(b, iv);
-    Expr *value = sched_sub(a, value_of(values, iv), dom.min);
-    IntSet s = sched_eval_set(a, value, &b->var_set);
-    if (!s.max || !sched_prove_lt(s.max, dom.extent)) add_guard(&g, EXPR_LT, value, dom.extent);
+    Expr *value = arith_binary(a, EXPR_SUB, value_of(values, iv), dom.min);
+    IntSet s = sched_eval_set(b->fold, value, &b->var_set);
+    if (!s.max || !proves(b, EXPR_LT, s.max, dom.extent)) add_guard(&g, EXPR_LT, value, dom.extent);
   }
   if (!skip_root_domain) root_guards(b, ls, values, skip, &g);
   *out = g.items;

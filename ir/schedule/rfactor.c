@@ -140,7 +140,7 @@ static IterRelation *touched_relations(Factor *f, int *n) {
 static void touched_bounds(Factor *f) {
   Arena *a = f->s->arena;
   SchedBounds *b = &f->b;
-  *b = (SchedBounds){.arena = a, .sch = f->s};
+  *b = (SchedBounds){.arena = a, .sch = f->s, .fold = arith_new(a)};
   ptrmap_init(&b->dom, a);
   ptrmap_init(&b->var_set, a);
   ptrmap_init(&b->bind, a);
@@ -164,6 +164,8 @@ static void touched_bounds(Factor *f) {
   sched_pass_up_index(b, &ls, &f->values);
   Expr **guards;
   int n = sched_make_bound_check(b, &ls, &f->values, true, NULL, &guards);
+  arith_free(b->fold);
+  b->fold = NULL;
   Expr *c = NULL;
   for (int i = 0; i < n; i++) c = and_of(a, c, guards[i]);
   c = and_of(a, c, f->red->u.reduce.condition);

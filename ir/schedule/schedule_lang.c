@@ -173,7 +173,7 @@ static Expr *split_amount(Stage *st, const IterVar *parent, Expr *factor, Expr *
   }
   DType t = parent->var->dtype;
   if (dt_eq(f->dtype, t)) return f;
-  return ir_as_int(f, &k) ? sched_const(st->sched->arena, t, k) : ir_cast(st->sched->arena, t, f);
+  return arith_cast(st->sched->arena, t, f);
 }
 
 /* Records a split already checked: parent at leaf position pos. */

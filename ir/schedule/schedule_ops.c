@@ -101,10 +101,10 @@ static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at,
   push(n, (Wrap){.kind = WRAP_FOR,
                  .level = level,
                  .var = idx,
-                 .min = sched_const(a, idx->dtype, 0),
+                 .min = arith_const(a, idx->dtype, 0),
                  .extent = dom.extent,
                  .fkind = k});
-  Expr *value = sched_add(a, dom.min, ir_varref(a, idx));
+  Expr *value = arith_binary(a, EXPR_ADD, dom.min, ir_varref(a, idx));
   push(n, (Wrap){.kind = WRAP_LET, .level = level, .var = v, .min = value});
   return value;
 }
@@ -123,7 +123,7 @@ static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range
                  .value = dom.extent});
   if (!virt && ir_is_const_int(dom.extent, 1)) return dom.min;
   Expr *v = as_dtype(a, ir_varref(a, thread->var), iv->var->dtype);
-  return ir_is_const_int(dom.min, 0) ? v : sched_add(a, v, dom.min);
+  return ir_is_const_int(dom.min, 0) ? v : arith_binary(a, EXPR_ADD, v, dom.min);
 }
 
 /* Loops for leaves [begin, nleaf) into n, their values into values (IterVar * -> Expr *),
@@ -348,7 +348,7 @@ static Stmt *post_stmt(IrMutator *m, Stmt *s) {
   return r;
 }
 
-Stmt *sched_schedule_ops(SchedBounds *b) {
+static Stmt *schedule_ops(SchedBounds *b) {
   Arena *a = b->arena;
   Stmt *body = NULL;
   for (int i = b->sch->nstages - 1; i >= 0; i--) {
@@ -370,4 +370,12 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
   if (!body) return ir_seq(a, 0, NULL);
   PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
   return sched_restore_tensors(b->sch, a, ir_mutate_stmt(&pp.m, body));
+}
+
+Stmt *sched_schedule_ops(SchedBounds *b) {
+  b->fold = arith_new(b->arena);
+  Stmt *body = schedule_ops(b);
+  arith_free(b->fold);
+  b->fold = NULL;
+  return body;
 }
