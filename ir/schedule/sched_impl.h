@@ -1,10 +1,10 @@
 /* sched_impl.h: what the files of ir/schedule/ share and nothing else sees: integer sets, the
  * lowering's view of each stage, and the message passing along itervar relations.
  *
- * Index arithmetic is the analyzer's (ir/arith/): bounds are built with arith_simplify_binary
- * and compared with its provers, through an analyzer that knows no variable (SchedBounds.fold),
- * so that what bound inference writes holds wherever it lands and is already in the form the
- * simplifier gives. */
+ * Index arithmetic is the analyzer's (ir/arith/): the bounds of sets are built with
+ * arith_simplify_binary and compared with its provers, through an analyzer that knows no
+ * variable (SchedBounds.fold), so that they hold wherever they land; the values of itervars,
+ * which loops and guards print, are built with arith_binary, as TVM's operators build them. */
 #ifndef TES_IR_SCHED_IMPL_H
 #define TES_IR_SCHED_IMPL_H
 
