@@ -11,10 +11,7 @@
 void ir_nest_enter_loop(AccessNest *nest, Analyzer *an, Arena *a, Var *v, Expr *min, Expr *extent) {
   int64_t lo, n;
   bool known = ir_as_int(min, &lo) && ir_as_int(extent, &n) && n >= 1;
-  if (nest->nloops == nest->cap) {
-    nest->cap = nest->cap ? 2 * nest->cap : 16;
-    nest->loops = xrealloc(nest->loops, (size_t)nest->cap * sizeof *nest->loops);
-  }
+  VEC_GROW(NULL, nest->loops, nest->cap, nest->nloops + 1);
   nest->loops[nest->nloops++] = (NestLoop){v, known, !known && !arith_can_prove_ge(an, extent, 1)};
   /* the fact too, as tir.Simplify gives it: `i < n` for a loop over [0, n) */
   arith_bind(an, v, (Range){min, extent});

@@ -307,10 +307,7 @@ typedef struct Printer {
 static bool seen_before(Printer *p, const Var *v) {
   for (int i = 0; i < p->nseen; i++)
     if (p->seen[i] == v) return true;
-  if (p->nseen == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 32;
-    p->seen = xrealloc(p->seen, (size_t)p->cap * sizeof *p->seen);
-  }
+  VEC_GROW(NULL, p->seen, p->cap, p->nseen + 1);
   p->seen[p->nseen++] = v;
   return false;
 }

@@ -1,10 +1,13 @@
-/* support.c: checked allocation and the internal-error exit. */
+/* support.c: checked allocation, growing arrays and the internal-error exit. */
 #include "ir/support.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir/arena.h"
 
 void tes_internal_error(const char *file, int line, const char *fmt, ...) {
   va_list ap;
@@ -72,3 +75,13 @@ char *read_whole_file(const char *path, size_t *len) {
   return buf;
 }
 
+void *vec_grow(Arena *a, void *items, int *cap, int need, size_t size) {
+  if (need <= *cap) return items;
+  int ncap = *cap > 0 ? *cap : 8;
+  while (ncap < need) ncap = ncap > INT_MAX / 2 ? need : ncap * 2;
+  size_t bytes, old = (size_t)(*cap > 0 ? *cap : 0) * size;
+  TES_ASSERT(!__builtin_mul_overflow((size_t)ncap, size, &bytes),
+             "array of %d elements of %zu bytes", ncap, size);
+  *cap = ncap;
+  return a ? arena_realloc(a, items, old, bytes) : xrealloc(items, bytes);
+}

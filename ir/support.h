@@ -1,6 +1,7 @@
-/* support.h: the few helpers every folder of tes uses: checked allocation and internal asserts.
- * Internal asserts are for states no script can reach; user mistakes, and bugs a caller can
- * stop at (malformed IR after a pass), are reported on a Diag (ir/diag.h) and become TES
+/* support.h: the few helpers every folder of tes uses: checked allocation, growing arrays and
+ * internal asserts. Internal asserts are for states no script can reach; user mistakes, and
+ * bugs a caller can stop at (malformed IR after a pass), are reported on a Diag (ir/diag.h)
+ * and become TES
  * exceptions. */
 #ifndef TES_SUPPORT_H
 #define TES_SUPPORT_H
@@ -31,5 +32,17 @@ char *xstrndup(const char *s, size_t n);
 /* The whole file, NUL-terminated, its length in *len (free() it); NULL with errno set when it
  * cannot be opened or read. */
 char *read_whole_file(const char *path, size_t *len);
+
+/* The array items, of *cap elements of size bytes, with room for at least need: items itself
+ * when it has that room, else a copy in a larger block of the arena a (the old block stays
+ * there until the arena is freed), or items moved by xrealloc when a is NULL. The capacity
+ * doubles, from 8, so that appending n elements one by one copies O(n) of them. A capacity or
+ * byte size that overflows is an internal error: memory runs out long before a script could
+ * ask for one. */
+struct Arena;
+void *vec_grow(struct Arena *a, void *items, int *cap, int need, size_t size);
+/* vec_grow on a typed array and its int capacity: VEC_GROW(arena, st->items, st->cap, n + 1). */
+#define VEC_GROW(a, items, cap, need)                                                           \
+  ((items) = vec_grow((a), (items), &(cap), (need), sizeof *(items)))
 
 #endif

@@ -89,26 +89,17 @@ typedef struct BodyScan {
   Tensor **inputs;
 } BodyScan;
 
-/* Room for one more pointer in an arena array of n used out of *cap. */
-static void *grow(Arena *a, void *items, int n, int *cap) {
-  if (n < *cap) return items;
-  int ncap = *cap ? *cap * 2 : 8;
-  items = arena_realloc(a, items, (size_t)*cap * sizeof(void *), (size_t)ncap * sizeof(void *));
-  *cap = ncap;
-  return items;
-}
-
 static void add_input(BodyScan *sc, Tensor *t) {
   for (int i = 0; i < sc->ninputs; i++)
     if (sc->inputs[i] == t) return;
-  sc->inputs = grow(sc->arena, sc->inputs, sc->ninputs, &sc->inputs_cap);
+  VEC_GROW(sc->arena, sc->inputs, sc->inputs_cap, sc->ninputs + 1);
   sc->inputs[sc->ninputs++] = t;
 }
 
 static void add_reduce_axis(BodyScan *sc, IterVar *iv) {
   for (int i = 0; i < sc->nreduce; i++)
     if (sc->reduce[i] == iv) return;
-  sc->reduce = grow(sc->arena, sc->reduce, sc->nreduce, &sc->reduce_cap);
+  VEC_GROW(sc->arena, sc->reduce, sc->reduce_cap, sc->nreduce + 1);
   sc->reduce[sc->nreduce++] = iv;
 }
 

@@ -1,8 +1,8 @@
 /* verify.c: the IR verifier (verify.h): one read-only walk over a body. What is in scope
- * (variables, and tensors before flattening) is counted in a small hash table keyed by pointer,
- * since a Var is its pointer: a binder raises the count for its body and lowers it after;
- * parameters and thread indices hold theirs for the whole walk. The walk stops at the first
- * problem and reports it with the statement it is in. */
+ * (variables, and tensors before flattening) is counted in a PtrMap, since a Var is its
+ * pointer: a binder raises the count for its body and lowers it after; parameters and thread
+ * indices hold theirs for the whole walk. The walk stops at the first problem and reports it
+ * with the statement it is in. */
 #include "ir/verify.h"
 
 #include <stdarg.h>
@@ -12,46 +12,19 @@
 
 #include "ir/bounds.h"
 #include "ir/printer.h"
+#include "ir/ptrmap.h"
 
 /* ---- what is in scope ---- */
 
-typedef struct Scope {
-  const void **keys; /* open addressing; NULL: free */
-  int *count;        /* how many binders of the key are open */
-  size_t cap, n;     /* cap a power of two, at least twice n */
-} Scope;
+/* A scope maps a key to how many of its binders are open, an intptr_t in a heap PtrMap. */
+static intptr_t count_of(const PtrMap *sc, const void *k) { return (intptr_t)ptrmap_get(sc, k); }
 
-static size_t find(const Scope *sc, const void *k) {
-  size_t mask = sc->cap - 1;
-  size_t i = (size_t)(((uint64_t)(uintptr_t)k * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
-  while (sc->keys[i] && sc->keys[i] != k) i = (i + 1) & mask;
-  return i;
+static void add_count(PtrMap *sc, const void *k, intptr_t d) {
+  void **c = ptrmap_slot(sc, k);
+  *c = (void *)((intptr_t)*c + d);
 }
 
-static void grow(Scope *sc) {
-  Scope old = *sc;
-  sc->cap = old.cap ? old.cap * 2 : 64;
-  sc->keys = xcalloc(sc->cap, sizeof *sc->keys);
-  sc->count = xcalloc(sc->cap, sizeof *sc->count);
-  for (size_t i = 0; i < old.cap; i++) {
-    if (!old.keys[i]) continue;
-    size_t j = find(sc, old.keys[i]);
-    sc->keys[j] = old.keys[i];
-    sc->count[j] = old.count[i];
-  }
-  free(old.keys);
-  free(old.count);
-}
-
-/* k's count, made (as 0) on first use. The pointer lasts until the next call. */
-static int *count_of(Scope *sc, const void *k) {
-  if (2 * (sc->n + 1) > sc->cap) grow(sc);
-  size_t i = find(sc, k);
-  if (!sc->keys[i]) sc->keys[i] = k, sc->n++;
-  return &sc->count[i];
-}
-
-static bool in_scope(Scope *sc, const void *k) { return *count_of(sc, k) > 0; }
+static bool in_scope(const PtrMap *sc, const void *k) { return count_of(sc, k) > 0; }
 
 /* ---- the walk and its reports ---- */
 
@@ -61,7 +34,7 @@ typedef struct Verifier {
   bool flattened;
   const char *pass;
   Diag *diag; /* NULL: collecting unbound variables, nothing is reported */
-  Scope scope;
+  PtrMap scope;
   const Stmt *stmt; /* the innermost statement being checked, for the report */
   bool failed;
   /* accesses inside their allocations: what surrounds them (NULL an: not checked) */
@@ -73,7 +46,7 @@ typedef struct Verifier {
   /* ir_unbound_vars: a read of an unbound variable is collected (once: `collected` counts it)
    * rather than reported */
   bool collect;
-  Scope collected;
+  PtrMap collected;
   Var **unbound;
   int nunbound, cap_unbound;
 } Verifier;
@@ -140,16 +113,16 @@ static bool check_dtype(Verifier *vf, const Expr *e, DType want, const char *wha
 /* ---- binders ---- */
 
 static bool bind(Verifier *vf, const Var *var) {
-  int *c = count_of(&vf->scope, var);
-  if (*c > 0) return fail(vf, NULL, "variable %s is bound again inside its own scope", var->name);
-  (*c)++;
+  if (in_scope(&vf->scope, var))
+    return fail(vf, NULL, "variable %s is bound again inside its own scope", var->name);
+  add_count(&vf->scope, var, 1);
   return true;
 }
 
-static void unbind(Verifier *vf, const void *k) { (*count_of(&vf->scope, k))--; }
+static void unbind(Verifier *vf, const void *k) { add_count(&vf->scope, k, -1); }
 
 /* For the whole walk: marks what the function has before its body runs. */
-static void declare(Verifier *vf, const void *k) { *count_of(&vf->scope, k) = 1; }
+static void declare(Verifier *vf, const void *k) { ptrmap_put(&vf->scope, k, (void *)1); }
 
 typedef struct Declarer {
   IrVisitor v;
@@ -196,12 +169,9 @@ static void declare_threads(Verifier *vf, const Stmt *body) {
 /* ---- expressions ---- */
 
 static void collect_unbound(Verifier *vf, Var *v) {
-  int *seen = count_of(&vf->collected, v);
-  if ((*seen)++) return;
-  if (vf->nunbound == vf->cap_unbound) {
-    vf->cap_unbound = vf->cap_unbound ? 2 * vf->cap_unbound : 8;
-    vf->unbound = xrealloc(vf->unbound, (size_t)vf->cap_unbound * sizeof *vf->unbound);
-  }
+  if (count_of(&vf->collected, v)) return;
+  add_count(&vf->collected, v, 1);
+  VEC_GROW(NULL, vf->unbound, vf->cap_unbound, vf->nunbound + 1);
   vf->unbound[vf->nunbound++] = v;
 }
 
@@ -479,7 +449,7 @@ static void verify_realize(Verifier *vf, const Stmt *s) {
   }
   if (vf->failed || !check_bool(vf, s->u.realize.condition, "a realize's condition", 1)) return;
   ir_visit_expr(&vf->v, s->u.realize.condition);
-  (*count_of(&vf->scope, t))++;
+  add_count(&vf->scope, t, 1);
   ir_visit_stmt(&vf->v, s->u.realize.body);
   unbind(vf, t);
 }
@@ -501,10 +471,7 @@ static void verify_allocate(Verifier *vf, const Stmt *s) {
   if (!check_bool(vf, s->u.alloc.condition, "an allocation's condition", 1)) return;
   for (int i = 0; i < s->u.alloc.ndim; i++) ir_visit_expr(&vf->v, s->u.alloc.extents[i]);
   ir_visit_expr(&vf->v, s->u.alloc.condition);
-  if (vf->nallocs == vf->cap_allocs) {
-    vf->cap_allocs = vf->cap_allocs ? 2 * vf->cap_allocs : 16;
-    vf->allocs = xrealloc(vf->allocs, (size_t)vf->cap_allocs * sizeof *vf->allocs);
-  }
+  VEC_GROW(NULL, vf->allocs, vf->cap_allocs, vf->nallocs + 1);
   vf->allocs[vf->nallocs++] = s;
   visit_bound_body(vf, buf, s->u.alloc.body);
   vf->nallocs--;
@@ -631,8 +598,7 @@ static void walk(Verifier *vf, const Stmt *body) {
   if (vf->an) arith_free(vf->an);
   ir_nest_free(&vf->nest);
   free(vf->allocs);
-  free(vf->scope.keys);
-  free(vf->scope.count);
+  ptrmap_free(&vf->scope);
 }
 
 bool ir_verify_func(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass,
@@ -649,7 +615,6 @@ int ir_unbound_vars(Arena *a, const Stmt *body, const PassCtx *ctx, Var ***out) 
   *out = arena_alloc(a, (size_t)(vf.nunbound + 1) * sizeof **out);
   if (vf.nunbound) memcpy(*out, vf.unbound, (size_t)vf.nunbound * sizeof **out);
   free(vf.unbound);
-  free(vf.collected.keys);
-  free(vf.collected.count);
+  ptrmap_free(&vf.collected);
   return vf.nunbound;
 }

@@ -19,10 +19,7 @@ static void shape_var(IrVisitor *v, const Expr *e) {
   }
   for (int i = 0; i < sv->n; i++)
     if (sv->vars[i] == e->u.var) return;
-  if (sv->n == sv->cap) {
-    sv->cap = sv->cap ? 2 * sv->cap : 8;
-    sv->vars = xrealloc(sv->vars, (size_t)sv->cap * sizeof *sv->vars);
-  }
+  VEC_GROW(NULL, sv->vars, sv->cap, sv->n + 1);
   sv->vars[sv->n++] = e->u.var;
 }
 

@@ -29,10 +29,7 @@ struct CgLlvmCode {
 /* ---- the generator's bookkeeping ---- */
 
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val) {
-  if (cg->nenv == cg->capenv) {
-    cg->capenv = cg->capenv ? 2 * cg->capenv : 32;
-    cg->env = xrealloc(cg->env, (size_t)cg->capenv * sizeof *cg->env);
-  }
+  VEC_GROW(NULL, cg->env, cg->capenv, cg->nenv + 1);
   cg->env[cg->nenv++] = (CgBinding){v, val};
 }
 

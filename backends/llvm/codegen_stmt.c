@@ -124,10 +124,7 @@ static void capture(Captures *c, const Var *v) {
   if (!v || !cg_lookup(c->cg, v)) return;
   for (int i = 0; i < c->n; i++)
     if (c->vars[i] == v) return;
-  if (c->n == c->cap) {
-    c->cap = c->cap ? 2 * c->cap : 16;
-    c->vars = xrealloc(c->vars, (size_t)c->cap * sizeof *c->vars);
-  }
+  VEC_GROW(NULL, c->vars, c->cap, c->n + 1);
   c->vars[c->n++] = v;
 }
 
@@ -448,10 +445,7 @@ static void allocate(Cg *cg, const Stmt *s) {
     p = cg_entry_alloca(cg, elem, (unsigned)count, HEAP_ALIGN);
   } else {
     p = heap_alloc(cg, s, elem_bytes);
-    if (cg->nheap == cg->capheap) {
-      cg->capheap = cg->capheap ? 2 * cg->capheap : 8;
-      cg->heap = xrealloc(cg->heap, (size_t)cg->capheap * sizeof *cg->heap);
-    }
+    VEC_GROW(NULL, cg->heap, cg->capheap, cg->nheap + 1);
     cg->heap[cg->nheap++] = p;
   }
   cg_bind(cg, s->u.alloc.buffer_var, p);

@@ -82,10 +82,7 @@ static struct {
 } help = {.once = PTHREAD_ONCE_INIT};
 
 static void add_name(NameList *l, const char *s, size_t n) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 256;
-    l->names = xrealloc(l->names, (size_t)l->cap * sizeof *l->names);
-  }
+  VEC_GROW(NULL, l->names, l->cap, l->n + 1);
   l->names[l->n++] = xstrndup(s, n);
 }
 

@@ -1,8 +1,8 @@
 /* analyzer.c: the Analyzer, which fronts the analyses as TVM's analyzer.cc does: it keeps
  * what is known of each variable (bounds, modular set, a value to inline), binds variables,
  * pushes and pops constraints, and runs the simplifiers. Variables are looked up by pointer in
- * an open-addressing table; a constraint logs the entries it replaces and its pop restores
- * them, so nested conditions cost only what they change. */
+ * a PtrMap; a constraint logs the entries it replaces and its pop restores them, so nested
+ * conditions cost only what they change. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +13,16 @@ Analyzer *arith_new(Arena *a) {
   Analyzer *an = xcalloc(1, sizeof *an);
   an->arena = a;
   arena_init(&an->scratch);
+  ptrmap_init(&an->index, NULL);
   return an;
 }
+
+Arena *arith_arena(const Analyzer *an) { return an->arena; }
 
 void arith_free(Analyzer *an) {
   if (!an) return;
   arena_free(&an->scratch);
+  ptrmap_free(&an->index);
   free(an->vars);
   free(an->undo);
   free(an->frames);
@@ -27,50 +31,28 @@ void arith_free(Analyzer *an) {
   free(an);
 }
 
-/* Grows *p (of *cap elements of size bytes) to hold n + 1. */
-static void reserve(void **p, int *cap, int n, size_t size) {
-  if (n < *cap) return;
-  *cap = *cap ? *cap * 2 : 16;
-  *p = xrealloc(*p, (size_t)*cap * size);
-}
-
 /* ---- the variable table ---- */
 
-static size_t slot_of(const VarInfo *vars, size_t cap, const Var *v) {
-  size_t i = (size_t)(((uintptr_t)v >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 17) & (cap - 1);
-  while (vars[i].var && vars[i].var != v) i = (i + 1) & (cap - 1);
-  return i;
+static VarInfo *entry_of(const Analyzer *an, const Var *v) {
+  intptr_t k = (intptr_t)ptrmap_get(&an->index, v);
+  return k ? &an->vars[k - 1] : NULL;
 }
 
-const VarInfo *arith_lookup(const Analyzer *an, const Var *v) {
-  if (!an->cap) return NULL;
-  const VarInfo *info = &an->vars[slot_of(an->vars, an->cap, v)];
-  return info->var ? info : NULL;
-}
-
-/* Keeps the table at most half full, so that probes stay short. */
-static void grow(Analyzer *an) {
-  size_t cap = an->cap ? an->cap * 2 : 64;
-  VarInfo *vars = xcalloc(cap, sizeof *vars);
-  for (size_t i = 0; i < an->cap; i++)
-    if (an->vars[i].var) vars[slot_of(vars, cap, an->vars[i].var)] = an->vars[i];
-  free(an->vars);
-  an->vars = vars;
-  an->cap = cap;
-}
+const VarInfo *arith_lookup(const Analyzer *an, const Var *v) { return entry_of(an, v); }
 
 void arith_update(Analyzer *an, const VarInfo *info) {
-  if (2 * (an->nvars + 1) > an->cap) grow(an);
-  VarInfo *slot = &an->vars[slot_of(an->vars, an->cap, info->var)];
-  if (!slot->var) {
-    slot->var = info->var;
-    an->nvars++;
+  void **k = ptrmap_slot(&an->index, info->var);
+  if (!*k) {
+    VEC_GROW(NULL, an->vars, an->capvars, an->nvars + 1);
+    an->vars[an->nvars++] = (VarInfo){.var = info->var};
+    *k = (void *)(intptr_t)an->nvars;
   }
+  VarInfo *entry = &an->vars[(intptr_t)*k - 1];
   if (an->nframes) {
-    reserve((void **)&an->undo, &an->capundo, an->nundo, sizeof *an->undo);
-    an->undo[an->nundo++] = *slot;
+    VEC_GROW(NULL, an->undo, an->capundo, an->nundo + 1);
+    an->undo[an->nundo++] = *entry;
   }
-  *slot = *info;
+  *entry = *info;
 }
 
 static VarInfo info_of(Analyzer *an, const Var *v) {
@@ -110,12 +92,12 @@ void arith_bind_bound(Analyzer *an, const Var *v, ConstBound b) {
 /* ---- constraints ---- */
 
 void arith_push_expr_bound(Analyzer *an, const Expr *e, ConstBound b) {
-  reserve((void **)&an->ebounds, &an->capebounds, an->nebounds, sizeof *an->ebounds);
+  VEC_GROW(NULL, an->ebounds, an->capebounds, an->nebounds + 1);
   an->ebounds[an->nebounds++] = (ExprBound){e, b};
 }
 
 static void push_fact(Analyzer *an, Expr *e, bool value) {
-  reserve((void **)&an->facts, &an->capfacts, an->nfacts, sizeof *an->facts);
+  VEC_GROW(NULL, an->facts, an->capfacts, an->nfacts + 1);
   an->facts[an->nfacts++] = (Fact){e, value};
 }
 
@@ -164,7 +146,7 @@ static void push_facts(Analyzer *an, Expr *c, bool canonical) {
 
 void arith_push_simplified(Analyzer *an, Expr *c, bool canonical) {
   TES_ASSERT(dt_is_bool(c->dtype), "constraint of a non-bool expression");
-  reserve((void **)&an->frames, &an->capframes, an->nframes, sizeof *an->frames);
+  VEC_GROW(NULL, an->frames, an->capframes, an->nframes + 1);
   an->frames[an->nframes++] = (ConstraintFrame){an->nundo, an->nfacts, an->nebounds};
   arith_bound_constrain(an, c);
   arith_modular_constrain(an, c);
@@ -180,7 +162,7 @@ void arith_pop_constraint(Analyzer *an) {
   ConstraintFrame f = an->frames[--an->nframes];
   while (an->nundo > f.undo_mark) {
     VarInfo *old = &an->undo[--an->nundo];
-    an->vars[slot_of(an->vars, an->cap, old->var)] = *old;
+    *entry_of(an, old->var) = *old;
   }
   an->nfacts = f.fact_mark;
   an->nebounds = f.ebound_mark;
@@ -218,6 +200,10 @@ Expr *arith_simplify(Analyzer *an, Expr *e) {
   if (r->kind == EXPR_INT) return r;
   r = arith_canonical_simplify(an, r);
   return r != e && ir_expr_equal(r, e) ? e : r;
+}
+
+Expr *arith_simplify_binary(Analyzer *an, ExprKind k, Expr *x, Expr *y) {
+  return arith_simplify(an, arith_binary(an->arena, k, x, y));
 }
 
 bool arith_can_prove(Analyzer *an, Expr *cond) {

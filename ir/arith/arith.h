@@ -55,6 +55,7 @@ typedef struct ModularSet {
 /* New nodes from simplification go into a, which must outlive the Analyzer's results. */
 Analyzer *arith_new(Arena *a);
 void arith_free(Analyzer *an);
+Arena *arith_arena(const Analyzer *an); /* that arena */
 
 /* v ranges over [r.min, r.min + r.extent) (both given), r's bounds evaluated with what is
  * known now. An extent of 1 binds v to r.min, as TVM does: the simplifier then replaces v by
@@ -81,6 +82,9 @@ ModularSet arith_modular_set(Analyzer *an, const Expr *e);
 /* TVM's Analyzer::Simplify: the rewrite simplifier, then the canonical one. Returns e itself
  * when nothing simplified. */
 Expr *arith_simplify(Analyzer *an, Expr *e);
+/* arith_simplify of x k y (k ADD..OR), built as arith_binary builds it: how index arithmetic
+ * is written outside the simplifier (bound inference), so that it reads as simplified IR. */
+Expr *arith_simplify_binary(Analyzer *an, ExprKind k, Expr *x, Expr *y);
 /* The two simplifiers alone. The rewriter applies ordered rules with side conditions (after
  * Halide's Simplify_*.cpp); the canonical simplifier turns integer arithmetic into sums of
  * scaled terms, merging like terms and ordering them by scale. */

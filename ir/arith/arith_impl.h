@@ -5,6 +5,7 @@
 #define TES_IR_ARITH_IMPL_H
 
 #include "ir/arith/arith.h"
+#include "ir/ptrmap.h"
 
 /* Case labels for every kind that is not a binary operator (ADD..OR), so that a switch over
  * the binary kinds still names every kind and -Wswitch flags it when a kind is added. */
@@ -58,8 +59,9 @@ struct Analyzer {
   Arena *arena;    /* results */
   Arena scratch;   /* canonical forms during one top-level simplification */
   int scratch_users;
-  VarInfo *vars;   /* open addressing on the Var pointer; var NULL: a free slot */
-  size_t nvars, cap;
+  PtrMap index;    /* Var * -> 1 + the index of its entry in vars */
+  VarInfo *vars;   /* one entry per variable ever known, kept in place */
+  int nvars, capvars;
   VarInfo *undo;   /* old entries, restored by arith_pop_constraint */
   int nundo, capundo;
   ConstraintFrame *frames;   /* one per pushed constraint */

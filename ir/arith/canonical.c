@@ -101,12 +101,7 @@ static Sum *sum_new(Simp *s, DType t) {
 }
 
 static void sum_insert(Simp *s, Sum *sum, int at, Split sp) {
-  if (sum->n == sum->cap) {
-    int cap = sum->cap ? sum->cap * 2 : 4;
-    sum->args = arena_realloc(&s->an->scratch, sum->args, (size_t)sum->cap * sizeof(Split),
-                              (size_t)cap * sizeof(Split));
-    sum->cap = cap;
-  }
+  VEC_GROW(&s->an->scratch, sum->args, sum->cap, sum->n + 1);
   memmove(&sum->args[at + 1], &sum->args[at], (size_t)(sum->n - at) * sizeof(Split));
   sum->args[at] = sp;
   sum->n++;

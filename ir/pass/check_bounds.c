@@ -94,10 +94,7 @@ static void describe(StrBuf *out, const Checker *c, const Tensor *t, const Expr 
 static void warn_once(Checker *c, StrBuf *msg) {
   for (int i = 0; i < c->nwarned; i++)
     if (strcmp(c->warned[i], sb_cstr(msg)) == 0) return;
-  if (c->nwarned == c->cap_warned) {
-    c->cap_warned = c->cap_warned ? 2 * c->cap_warned : 8;
-    c->warned = xrealloc(c->warned, (size_t)c->cap_warned * sizeof *c->warned);
-  }
+  VEC_GROW(NULL, c->warned, c->cap_warned, c->nwarned + 1);
   c->warned[c->nwarned++] = xstrdup(sb_cstr(msg));
   if (c->ctx->warn)
     c->ctx->warn(c->ctx->warn_user, sb_cstr(msg));
@@ -140,10 +137,7 @@ static void add_bounded(Checker *c, const Expr *e, int64_t lo, int64_t hi) {
   ConstBound b = arith_const_bound(c->an, e);
   if (lo > b.min) b.min = lo;
   if (hi < b.max) b.max = hi;
-  if (c->nbounded == c->cap_bounded) {
-    c->cap_bounded = c->cap_bounded ? 2 * c->cap_bounded : 8;
-    c->bounded = xrealloc(c->bounded, (size_t)c->cap_bounded * sizeof *c->bounded);
-  }
+  VEC_GROW(NULL, c->bounded, c->cap_bounded, c->nbounded + 1);
   c->bounded[c->nbounded++] = (Bounded){e, b};
 }
 
@@ -391,10 +385,7 @@ static void check_provide(Checker *c, const Stmt *s) {
 }
 
 static void check_realize(Checker *c, const Stmt *s) {
-  if (c->nrealized == c->cap_realized) {
-    c->cap_realized = c->cap_realized ? 2 * c->cap_realized : 16;
-    c->realized = xrealloc(c->realized, (size_t)c->cap_realized * sizeof *c->realized);
-  }
+  VEC_GROW(NULL, c->realized, c->cap_realized, c->nrealized + 1);
   c->realized[c->nrealized++] = s;
   ir_visit_children_stmt(&c->v, s);
   c->nrealized--;

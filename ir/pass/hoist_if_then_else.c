@@ -78,10 +78,7 @@ static Stmt *hoist_stmt(IrMutator *m, Stmt *s) {
   }
   const Var *v = s->kind == STMT_ATTR ? attr_var(s) : NULL;
   if (!v) return ir_mutate_children_stmt(m, s);
-  if (h->n == h->cap) {
-    h->cap = h->cap ? h->cap * 2 : 16;
-    h->attr_vars = xrealloc(h->attr_vars, (size_t)h->cap * sizeof *h->attr_vars);
-  }
+  VEC_GROW(NULL, h->attr_vars, h->cap, h->n + 1);
   h->attr_vars[h->n++] = v;
   Stmt *r = ir_mutate_children_stmt(m, s);
   h->n--;

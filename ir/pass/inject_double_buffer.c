@@ -62,11 +62,7 @@ static Entry *entry_of(Entries *es, const Var *v) {
 static Entry *add_entry(Arena *a, Entries *es, Var *v) {
   Entry *e = entry_of(es, v);
   if (e) return e;
-  if (es->n == es->cap) {
-    int ncap = es->cap ? es->cap * 2 : 8;
-    es->e = arena_realloc(a, es->e, (size_t)es->cap * sizeof *es->e, (size_t)ncap * sizeof *es->e);
-    es->cap = ncap;
-  }
+  VEC_GROW(a, es->e, es->cap, es->n + 1);
   e = &es->e[es->n++];
   *e = (Entry){.buf = v, .ok = true};
   return e;
@@ -86,11 +82,7 @@ typedef struct Ptrs {
 } Ptrs;
 
 static void ptrs_push(Arena *a, Ptrs *v, const void *x) {
-  if (v->n == v->cap) {
-    int ncap = v->cap ? v->cap * 2 : 16;
-    v->p = arena_realloc(a, v->p, (size_t)v->cap * sizeof *v->p, (size_t)ncap * sizeof *v->p);
-    v->cap = ncap;
-  }
+  VEC_GROW(a, v->p, v->cap, v->n + 1);
   v->p[v->n++] = x;
 }
 
@@ -267,12 +259,7 @@ typedef struct Fresh {
 
 static Var *rename(Fresh *f, const Var *v) {
   Var *nv = ir_var(f->m.arena, v->name, v->dtype);
-  if (f->n == f->cap) {
-    int ncap = f->cap ? f->cap * 2 : 16;
-    f->map = arena_realloc(f->m.arena, f->map, (size_t)f->cap * sizeof *f->map,
-                           (size_t)ncap * sizeof *f->map);
-    f->cap = ncap;
-  }
+  VEC_GROW(f->m.arena, f->map, f->cap, f->n + 1);
   f->map[f->n++] = (VarMap){v, ir_varref(f->m.arena, nv)};
   return nv;
 }
@@ -289,12 +276,7 @@ static Buffer *fresh_buffer(Fresh *f, Buffer *b) {
   if (!v) return b;
   for (int i = 0; i < f->nbuf; i += 2)
     if (f->bufs[i] == b && f->bufs[i + 1]->data == v) return f->bufs[i + 1];
-  if (f->nbuf == f->cap_buf) {
-    int ncap = f->cap_buf ? f->cap_buf * 2 : 16;
-    f->bufs = arena_realloc(f->m.arena, f->bufs, (size_t)f->cap_buf * sizeof *f->bufs,
-                            (size_t)ncap * sizeof *f->bufs);
-    f->cap_buf = ncap;
-  }
+  VEC_GROW(f->m.arena, f->bufs, f->cap_buf, f->nbuf + 1);
   Buffer *nb = arena_alloc(f->m.arena, sizeof *nb);
   *nb = *b;
   nb->data = v;

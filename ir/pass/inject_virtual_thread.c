@@ -38,10 +38,7 @@ static bool set_has(const VarSet *s, const Var *v) {
 
 static void set_add(VarSet *s, const Var *v) {
   if (set_has(s, v)) return;
-  if (s->n == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 16;
-    s->v = xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-  }
+  VEC_GROW(NULL, s->v, s->cap, s->n + 1);
   s->v[s->n++] = v;
 }
 
@@ -121,10 +118,7 @@ static void record(Touched *tv, const Var *v, const ExprTouch *t) {
   }
   for (int i = 0; i < t->used.n; i++) {
     if (t->used.v[i] == v) continue;
-    if (tv->n == tv->cap) {
-      tv->cap = tv->cap ? tv->cap * 2 : 16;
-      tv->edges = xrealloc(tv->edges, (size_t)tv->cap * sizeof *tv->edges);
-    }
+    VEC_GROW(NULL, tv->edges, tv->cap, tv->n + 1);
     tv->edges[tv->n++] = (Affect){t->used.v[i], v};
   }
 }
@@ -376,10 +370,7 @@ static Stmt *inject_attr(Injector *in, Stmt *s) {
 }
 
 static void push_remap(Injector *in, const Var *buf, Expr *size) {
-  if (in->n == in->cap) {
-    in->cap = in->cap ? in->cap * 2 : 8;
-    in->remaps = xrealloc(in->remaps, (size_t)in->cap * sizeof *in->remaps);
-  }
+  VEC_GROW(NULL, in->remaps, in->cap, in->n + 1);
   in->remaps[in->n++] = (Remap){buf, size};
 }
 

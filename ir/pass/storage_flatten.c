@@ -78,12 +78,7 @@ static Expr *as_dtype(Arena *a, Expr *e, DType t) {
 }
 
 static void push_binding(Flatten *f, Binding b) {
-  if (f->n == f->cap) {
-    int ncap = f->cap ? f->cap * 2 : 16;
-    f->binds =
-        arena_realloc(f->m.arena, f->binds, (size_t)f->cap * sizeof b, (size_t)ncap * sizeof b);
-    f->cap = ncap;
-  }
+  VEC_GROW(f->m.arena, f->binds, f->cap, f->n + 1);
   f->binds[f->n++] = b;
 }
 
@@ -220,12 +215,7 @@ static Stmt *tensor_attr(Flatten *f, Stmt *s) {
     TES_ASSERT(v->kind == EXPR_CALL && v->u.call.n == 3 && ir_as_int(v->u.call.args[0], &x[0]) &&
                    ir_as_int(v->u.call.args[1], &x[1]) && ir_as_int(v->u.call.args[2], &x[2]),
                "buffer_dim_align of %s is not a tvm_tuple of three constants", t->name);
-    if (f->nalign == f->cap_align) {
-      int ncap = f->cap_align ? f->cap_align * 2 : 8;
-      f->aligns = arena_realloc(f->m.arena, f->aligns, (size_t)f->cap_align * sizeof *f->aligns,
-                                (size_t)ncap * sizeof *f->aligns);
-      f->cap_align = ncap;
-    }
+    VEC_GROW(f->m.arena, f->aligns, f->cap_align, f->nalign + 1);
     f->aligns[f->nalign++] = (DimAlign){t, (int)x[0], (int)x[1], (int)x[2]};
     return ir_mutate_stmt(&f->m, s->u.attr.body);
   }

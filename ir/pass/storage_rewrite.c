@@ -36,6 +36,7 @@ typedef struct Entry Entry;
 
 typedef struct AllocInfo {
   Stmt *alloc;
+  int index;       /* in Rewrite.allocs */
   int level;       /* the number of scopes open at the ALLOCATE */
   bool plannable;
   bool inplace_src; /* its storage was taken over in place: not freed again */
@@ -67,7 +68,7 @@ typedef struct Rewrite {
   IrMutator m; /* first: the mutator hooks cast back to Rewrite */
   Arena *a;
   int nalloc, cap_alloc;
-  AllocInfo *allocs;
+  AllocInfo **allocs; /* each in the arena on its own: access lists point at them */
   int nseq, cap_seq;
   SeqEntry *seq;
   int nframes, cap_frames;
@@ -81,24 +82,16 @@ typedef struct Rewrite {
   Entry *free_list;
 } Rewrite;
 
-static void *grow(Arena *a, void *items, int *cap, int n, size_t size) {
-  if (n < *cap) return items;
-  int ncap = *cap ? *cap * 2 : 16;
-  items = arena_realloc(a, items, (size_t)*cap * size, (size_t)ncap * size);
-  *cap = ncap;
-  return items;
-}
-
 static AllocInfo *info_of(const Rewrite *r, const Var *v) {
   for (int i = 0; i < r->nalloc; i++)
-    if (r->allocs[i].alloc->u.alloc.buffer_var == v) return &r->allocs[i];
+    if (r->allocs[i]->alloc->u.alloc.buffer_var == v) return r->allocs[i];
   return NULL;
 }
 
 static void add_touch(Rewrite *r, SeqEntry *e, AllocInfo *ai) {
   for (int i = 0; i < e->ntouched; i++)
     if (e->touched[i] == ai) return;
-  e->touched = grow(r->a, e->touched, &e->cap, e->ntouched, sizeof *e->touched);
+  VEC_GROW(r->a, e->touched, e->cap, e->ntouched + 1);
   e->touched[e->ntouched++] = ai;
 }
 
@@ -133,12 +126,12 @@ static void touch_all(Rewrite *r, const Expr *e) {
 }
 
 static void push_frame(Rewrite *r) {
-  r->frames = grow(r->a, r->frames, &r->cap_frames, r->nframes, sizeof *r->frames);
+  VEC_GROW(r->a, r->frames, r->cap_frames, r->nframes + 1);
   r->frames[r->nframes++] = (SeqEntry){0};
 }
 
 static int push_seq(Rewrite *r, SeqEntry e) {
-  r->seq = grow(r->a, r->seq, &r->cap_seq, r->nseq, sizeof *r->seq);
+  VEC_GROW(r->a, r->seq, r->cap_seq, r->nseq + 1);
   r->seq[r->nseq] = e;
   return r->nseq++;
 }
@@ -171,7 +164,7 @@ static void find_scope(Rewrite *r, const Stmt *s, int n, Expr *const *exprs, con
 }
 
 static void bind(Rewrite *r, const Var *v) {
-  r->bound = grow(r->a, r->bound, &r->cap_bound, r->nbound, sizeof *r->bound);
+  VEC_GROW(r->a, r->bound, r->cap_bound, r->nbound + 1);
   r->bound[r->nbound++] = v;
 }
 
@@ -191,10 +184,12 @@ static void find_attr(Rewrite *r, const Stmt *s) {
 }
 
 static void find_alloc(Rewrite *r, Stmt *s) {
-  r->allocs = grow(r->a, r->allocs, &r->cap_alloc, r->nalloc, sizeof *r->allocs);
+  VEC_GROW(r->a, r->allocs, r->cap_alloc, r->nalloc + 1);
   bool cond = s->u.alloc.condition && !ir_is_const_int(s->u.alloc.condition, 1);
-  r->allocs[r->nalloc++] =
-      (AllocInfo){.alloc = s, .level = r->nframes, .plannable = !cond && !r->in_vector};
+  AllocInfo *ai = arena_alloc(r->a, sizeof *ai);
+  *ai = (AllocInfo){.alloc = s, .index = r->nalloc, .level = r->nframes,
+                    .plannable = !cond && !r->in_vector};
+  r->allocs[r->nalloc++] = ai;
   find_leaf(r, s, s->u.alloc.ndim, s->u.alloc.extents);
   find(r, s->u.alloc.body);
 }
@@ -269,9 +264,9 @@ static void check_free_var(IrVisitor *v, const Expr *e) {
 static void mark_movable(Rewrite *r) {
   for (int i = 0; i < r->nalloc; i++) {
     BoundCheck c = {{check_free_var, NULL}, r, true};
-    const Stmt *s = r->allocs[i].alloc;
+    const Stmt *s = r->allocs[i]->alloc;
     for (int d = 0; d < s->u.alloc.ndim; d++) ir_visit_expr(&c.v, s->u.alloc.extents[d]);
-    if (!c.ok) r->allocs[i].plannable = false;
+    if (!c.ok) r->allocs[i]->plannable = false;
   }
 }
 
@@ -321,7 +316,7 @@ static Entry *new_entry(Rewrite *r, AllocInfo *ai, const Stmt *attach) {
   Entry *e = arena_alloc(r->a, sizeof *e);
   *e = (Entry){.attach = attach, .scope = scope_of(ai), .elem = ai->alloc->u.alloc.dtype,
                .nbits = const_nbits(ai)};
-  r->entries = grow(r->a, r->entries, &r->cap_entries, r->nentries, sizeof *r->entries);
+  VEC_GROW(r->a, r->entries, r->cap_entries, r->nentries + 1);
   r->entries[r->nentries++] = e;
   return e;
 }
@@ -461,8 +456,8 @@ static Events *liveness(Rewrite *r) {
     for (int k = 0; k < r->seq[i].ntouched; k++) {
       AllocInfo *ai = r->seq[i].touched[k];
       if (!ai->plannable) continue;
-      if (!seen[ai - r->allocs]) add_event(r->a, &ev[i].kill, &ev[i].nkill, ai);
-      seen[ai - r->allocs] = true;
+      if (!seen[ai->index]) add_event(r->a, &ev[i].kill, &ev[i].nkill, ai);
+      seen[ai->index] = true;
     }
   memset(seen, 0, (size_t)(r->nalloc + 1) * sizeof *seen);
   for (int i = 0; i < r->nseq; i++) {
@@ -471,8 +466,8 @@ static Events *liveness(Rewrite *r) {
     for (int k = 0; k < s->ntouched; k++) {
       AllocInfo *ai = s->touched[k];
       if (!ai->plannable) continue;
-      if (!seen[ai - r->allocs]) add_event(r->a, &ev[i].gen, &ev[i].ngen, ai);
-      seen[ai - r->allocs] = true;
+      if (!seen[ai->index]) add_event(r->a, &ev[i].gen, &ev[i].ngen, ai);
+      seen[ai->index] = true;
     }
   }
   return ev;

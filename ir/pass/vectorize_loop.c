@@ -233,12 +233,7 @@ static Expr *vec_load(Vectorizer *v, Expr *e) {
 }
 
 static void push_let(Vectorizer *v, Var *var, Expr *to, Expr *value) {
-  if (v->nlet == v->cap) {
-    int ncap = v->cap ? v->cap * 2 : 8;
-    v->lets = arena_realloc(v->m.arena, v->lets, (size_t)v->cap * sizeof *v->lets,
-                            (size_t)ncap * sizeof *v->lets);
-    v->cap = ncap;
-  }
+  VEC_GROW(v->m.arena, v->lets, v->cap, v->nlet + 1);
   v->lets[v->nlet++] = (LetBind){var, to, value};
 }
 
@@ -491,14 +486,6 @@ static Stmt *vec_stmt(IrMutator *m, Stmt *s) {
 
 /* ---- one copy of each buffer allocated inside the loop per lane ---- */
 
-static void *grow(Arena *a, void *items, int *cap, int n, size_t size) {
-  if (n < *cap) return items;
-  int ncap = *cap ? *cap * 2 : 8;
-  items = arena_realloc(a, items, (size_t)*cap * size, (size_t)ncap * size);
-  *cap = ncap;
-  return items;
-}
-
 static bool holds_var(int n, const Var *const *vars, const Var *v) {
   for (int i = 0; i < n; i++)
     if (vars[i] == v) return true;
@@ -571,7 +558,7 @@ typedef struct Privatizer {
 } Privatizer;
 
 static void bind_inner(Privatizer *p, const Var *v) {
-  p->bound = grow(p->m.arena, p->bound, &p->capbound, p->nbound, sizeof *p->bound);
+  VEC_GROW(p->m.arena, p->bound, p->capbound, p->nbound + 1);
   p->bound[p->nbound++] = v;
 }
 
@@ -590,7 +577,7 @@ static Stmt *widen_allocate(Privatizer *p, Stmt *s) {
   const Stmt *l = p->loop;
   Expr *lane = arith_binary(a, EXPR_SUB, ir_varref(a, l->u.for_.var), l->u.for_.min);
   LaneAccess la = {{a, lane_expr, lane_stmt}, s->u.alloc.buffer_var, lane, p->lanes};
-  p->own = grow(a, p->own, &p->capown, p->nown, sizeof *p->own);
+  VEC_GROW(a, p->own, p->capown, p->nown + 1);
   p->own[p->nown++] = s->u.alloc.buffer_var;
   Stmt *body = ir_mutate_stmt(&p->m, ir_mutate_stmt(&la.m, s->u.alloc.body));
   return ir_allocate(a, s->u.alloc.buffer_var, s->u.alloc.dtype, nd ? nd : 1, ext, s->u.alloc.scope,
@@ -660,7 +647,7 @@ static void add_access(LaneUses *u, const Buffer *b, Expr *index, bool store) {
   if (b->elem_offset) i = arith_binary(a, EXPR_ADD, i, arith_cast(a, i->dtype, b->elem_offset));
   InnerLoop *loops = arena_alloc(a, (size_t)(u->nloop + 1) * sizeof *loops);
   if (u->nloop) memcpy(loops, u->loops, (size_t)u->nloop * sizeof *loops);
-  u->acc = grow(a, u->acc, &u->capacc, u->nacc, sizeof *u->acc);
+  VEC_GROW(a, u->acc, u->capacc, u->nacc + 1);
   u->acc[u->nacc++] = (Access){u->stmt, b, i, store, u->nloop, loops};
 }
 
@@ -669,7 +656,7 @@ static void lane_uses_expr(IrVisitor *iv, const Expr *e) {
   if (e->kind == EXPR_LOAD) add_access(u, e->u.load.buf, e->u.load.index, false);
   if (e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE) u->effect = true;
   if (e->kind == EXPR_VAR && !holds_var(u->nref, u->refs, e->u.var)) {
-    u->refs = grow(u->a, u->refs, &u->capref, u->nref, sizeof *u->refs);
+    VEC_GROW(u->a, u->refs, u->capref, u->nref + 1);
     u->refs[u->nref++] = e->u.var;
   }
   ir_visit_children_expr(iv, e);
@@ -678,7 +665,7 @@ static void lane_uses_expr(IrVisitor *iv, const Expr *e) {
 static void uses_for(LaneUses *u, const Stmt *s) {
   ir_visit_expr(&u->v, s->u.for_.min);
   ir_visit_expr(&u->v, s->u.for_.extent);
-  u->loops = grow(u->a, u->loops, &u->caploop, u->nloop, sizeof *u->loops);
+  VEC_GROW(u->a, u->loops, u->caploop, u->nloop + 1);
   u->loops[u->nloop++] =
       (InnerLoop){s->u.for_.var, inline_lets(u, s->u.for_.min), inline_lets(u, s->u.for_.extent)};
   ir_visit_stmt(&u->v, s->u.for_.body);
@@ -687,7 +674,7 @@ static void uses_for(LaneUses *u, const Stmt *s) {
 
 static void uses_let(LaneUses *u, const Stmt *s) {
   ir_visit_expr(&u->v, s->u.let.value);
-  u->lets = grow(u->a, u->lets, &u->caplet, u->nlet, sizeof *u->lets);
+  VEC_GROW(u->a, u->lets, u->caplet, u->nlet + 1);
   u->lets[u->nlet] = (VarMap){s->u.let.var, inline_lets(u, s->u.let.value)};
   u->nlet++;
   ir_visit_stmt(&u->v, s->u.let.body);
@@ -850,7 +837,7 @@ static bool lanes_independent(Vectorizer *v, const Stmt *loop, Stmt *body, int n
     bool lane_by_lane;
     if (!sole_store(n, same, &lane_by_lane)) return false;
     if (!lane_by_lane) continue;
-    v->forced = grow(a, v->forced, &v->capforced, v->nforced, sizeof *v->forced);
+    VEC_GROW(a, v->forced, v->capforced, v->nforced + 1);
     v->forced[v->nforced++] = same[0]->stmt;
   }
   return true;

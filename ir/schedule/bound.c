@@ -41,7 +41,7 @@ static int thread_rank(const char *tag, int *dim) {
 }
 
 static const char *tag_of(const SchedBounds *b, const IterVar *iv) {
-  IterVar *t = sched_map_get(&b->bind, iv);
+  IterVar *t = ptrmap_get(&b->bind, iv);
   return t ? t->thread_tag : iv->thread_tag;
 }
 
@@ -77,7 +77,7 @@ typedef struct Region {
 
 typedef struct ReadCollect {
   IrVisitor v;
-  Arena *arena;
+  Analyzer *fold;
   Region *region;
   const PtrMap *sets;
 } ReadCollect;
@@ -89,8 +89,8 @@ static void collect_read(IrVisitor *v, const Expr *e) {
   Region *rg = rc->region;
   int base = e->u.pload.tensor->value_index * rg->ndim;
   for (int d = 0; d < rg->ndim && d < e->u.pload.n; d++) {
-    IntSet s = sched_relax_set(rc->arena, e->u.pload.indices[d], rc->sets);
-    rg->dims[base + d] = rg->seen[base + d] ? sched_set_union(rc->arena, rg->dims[base + d], s) : s;
+    IntSet s = sched_relax_set(rc->fold, e->u.pload.indices[d], rc->sets);
+    rg->dims[base + d] = rg->seen[base + d] ? sched_set_union(rc->fold, rg->dims[base + d], s) : s;
     rg->seen[base + d] = true;
   }
 }
@@ -114,14 +114,15 @@ static void leaf_sets(SchedBounds *b, const LStage *prod, const LStage *cons, in
     if (ir_is_const_int(r.extent, 1)) {
       s = sched_set_point(r.min);
     } else if (!need_relax(b, iv, *found, rank)) {
-      IterVar *t = sched_map_get(&b->bind, iv);
+      IterVar *t = ptrmap_get(&b->bind, iv);
       Expr *v = ir_varref(a, (t ? t : iv)->var);
       /* a root axis bound to a thread keeps its minimum (see schedule_ops.c's thread_loop) */
-      s = sched_set_point(t && !ir_is_const_int(r.min, 0) ? sched_add(a, v, r.min) : v);
+      bool offset = t && !ir_is_const_int(r.min, 0);
+      s = sched_set_point(offset ? arith_binary(a, EXPR_ADD, v, r.min) : v);
     } else {
-      s = sched_set_range(a, r);
+      s = sched_set_range(b->fold, r);
     }
-    sched_map_put(up, iv, new_set(a, s));
+    ptrmap_put(up, iv, new_set(a, s));
   }
 }
 
@@ -133,10 +134,10 @@ static void relax_sets(SchedBounds *b, const LStage *prod, const LStage *cons, i
     IterVar *iv = cons->attach_path[i];
     if (iv == first) *found = true;
     if (!need_relax(b, iv, *found, rank)) continue;
-    IntSet *s = new_set(b->arena, sched_set_range(b->arena, sched_dom(b, iv)));
-    sched_map_put(relax, iv->var, s);
-    IterVar *t = sched_map_get(&b->bind, iv);
-    if (t) sched_map_put(relax, t->var, s);
+    IntSet *s = new_set(b->arena, sched_set_range(b->fold, sched_dom(b, iv)));
+    ptrmap_put(relax, iv->var, s);
+    IterVar *t = ptrmap_get(&b->bind, iv);
+    if (t) ptrmap_put(relax, t->var, s);
   }
 }
 
@@ -147,14 +148,14 @@ static void root_sets(SchedBounds *b, const LStage *cons, const PtrMap *up, cons
   int n;
   IterVar **roots = sched_root_ivs(a, cons->st->op, &n);
   for (int i = 0; i < n; i++) {
-    IntSet *s = sched_map_get(up, roots[i]);
-    Range r = s ? sched_set_cover(a, *s, roots[i]->dom) : roots[i]->dom;
-    IntSet set = sched_set_range(a, r);
+    IntSet *s = ptrmap_get(up, roots[i]);
+    Range r = s ? sched_set_cover(b->fold, *s, roots[i]->dom) : roots[i]->dom;
+    IntSet set = sched_set_range(b->fold, r);
     if (relax->n) {
-      set.min = sched_relax_set(a, set.min, relax).min;
-      set.max = set.max ? sched_relax_set(a, set.max, relax).max : NULL;
+      set.min = sched_relax_set(b->fold, set.min, relax).min;
+      set.max = set.max ? sched_relax_set(b->fold, set.max, relax).max : NULL;
     }
-    sched_map_put(out, roots[i]->var, new_set(a, set));
+    ptrmap_put(out, roots[i]->var, new_set(a, set));
   }
 }
 
@@ -168,9 +169,9 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
   Arena *a = b->arena;
   int rank = scope_rank(b, prod);
   PtrMap up, relax, roots;
-  sched_map_init(&up, a);
-  sched_map_init(&relax, a);
-  sched_map_init(&roots, a);
+  ptrmap_init(&up, a);
+  ptrmap_init(&relax, a);
+  ptrmap_init(&roots, a);
   bool found = false;
   leaf_sets(b, prod, cons, rank, &up, &found);
   relax_sets(b, prod, cons, rank, &relax, &found);
@@ -182,7 +183,7 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
                     prod->st->attach_stage->op->name, cons->st->op->name);
   sched_pass_up_domain(b, cons, &up);
   root_sets(b, cons, &up, &relax, &roots);
-  ReadCollect rc = {{collect_read, NULL}, a, rg, &roots};
+  ReadCollect rc = {{collect_read, NULL}, b->fold, rg, &roots};
   for (int i = 0; i < cons->st->op->noutputs; i++) ir_visit_expr(&rc.v, cons->body[i]);
   return true;
 }
@@ -208,10 +209,11 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
       bool any = false;
       for (int k = 0; k < op->noutputs; k++) {
         if (!rg.seen[k * op->naxis + d]) continue;
-        u = any ? sched_set_union(a, u, rg.dims[k * op->naxis + d]) : rg.dims[k * op->naxis + d];
+        u = any ? sched_set_union(b->fold, u, rg.dims[k * op->naxis + d])
+                : rg.dims[k * op->naxis + d];
         any = true;
       }
-      sched_set_dom(b, op->axis[d], sched_set_cover(a, u, op->axis[d]->dom));
+      sched_set_dom(b, op->axis[d], sched_set_cover(b->fold, u, op->axis[d]->dom));
     }
   }
   for (int i = 0; i < op->nreduce; i++)
@@ -221,7 +223,7 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
 
 /* iv's range in the simplifier's form, iv then known to lie in it. */
 static void simplify_dom(SchedBounds *b, Analyzer *an, const IterVar *iv) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   if (!r) return;
   Range s = {arith_simplify(an, r->min), arith_simplify(an, r->extent)};
   sched_set_dom(b, iv, s);
@@ -250,8 +252,21 @@ static void simplify_derived(SchedBounds *b, Analyzer *an, const LStage *ls) {
     if (ls->rel[i].kind == REL_REBASE) simplify_dom(b, an, ls->rel[i].fused);
   for (int i = 0; i < st->nattr; i++) {
     IterVar *t = st->attrs[i].bind_thread;
-    if (t && sched_map_get(&b->thread_stage, t) == ls) simplify_dom(b, an, t);
+    if (t && ptrmap_get(&b->thread_stage, t) == ls) simplify_dom(b, an, t);
   }
+}
+
+/* Consumers first; an learns each stage's ranges as they are found. */
+static bool infer_stages(SchedBounds *b, Analyzer *an) {
+  for (int i = b->sch->nstages - 1; i >= 0; i--) {
+    LStage *ls = &b->ls[i];
+    if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
+    if (!infer_root_bound(b, ls)) return false;
+    simplify_roots(b, an, ls);
+    if (!sched_pass_down_domain(b, ls, an)) return false;
+    simplify_derived(b, an, ls);
+  }
+  return true;
 }
 
 SchedBounds *sched_infer_bound(Schedule *s, Arena *a, Diag *d) {
@@ -259,33 +274,23 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a, Diag *d) {
   b->arena = a;
   b->sch = s;
   b->diag = d;
-  sched_map_init(&b->op_index, a);
-  sched_map_init(&b->dom, a);
-  sched_map_init(&b->var_set, a);
-  sched_map_init(&b->bind, a);
-  sched_map_init(&b->thread_stage, a);
+  ptrmap_init(&b->op_index, a);
+  ptrmap_init(&b->dom, a);
+  ptrmap_init(&b->var_set, a);
+  ptrmap_init(&b->bind, a);
+  ptrmap_init(&b->thread_stage, a);
   if (!sched_normalize(b)) return NULL;
   Analyzer *an = arith_new(a);
-  for (int i = s->nstages - 1; i >= 0; i--) {
-    LStage *ls = &b->ls[i];
-    if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
-    if (!infer_root_bound(b, ls)) {
-      arith_free(an);
-      return NULL;
-    }
-    simplify_roots(b, an, ls);
-    if (!sched_pass_down_domain(b, ls, an)) {
-      arith_free(an);
-      return NULL;
-    }
-    simplify_derived(b, an, ls);
-  }
+  b->fold = arith_new(a);
+  bool ok = infer_stages(b, an);
+  arith_free(b->fold);
+  b->fold = NULL;
   arith_free(an);
-  return b;
+  return ok ? b : NULL;
 }
 
 bool sched_bound(const SchedBounds *b, const IterVar *iv, Range *out) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   if (r) *out = *r;
   return r != NULL;
 }

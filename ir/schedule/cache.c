@@ -21,13 +21,13 @@ static Expr *replace_load(IrMutator *m, Expr *e) {
   Replacer *r = (Replacer *)m;
   e = ir_mutate_children_expr(m, e);
   if (e->kind != EXPR_PRODUCER_LOAD) return e;
-  Tensor *to = sched_map_get(r->vmap, e->u.pload.tensor);
+  Tensor *to = ptrmap_get(r->vmap, e->u.pload.tensor);
   return to ? ir_pload(m->arena, to, e->u.pload.n, e->u.pload.indices) : e;
 }
 
 static bool reads_any(const Operation *op, const PtrMap *vmap) {
   for (int i = 0; op->kind == OP_COMPUTE && i < op->ninputs; i++)
-    if (sched_map_get(vmap, op->inputs[i])) return true;
+    if (ptrmap_get(vmap, op->inputs[i])) return true;
   return false;
 }
 
@@ -49,12 +49,12 @@ void sched_replace_dataflow(Schedule *s, PtrMap *vmap, PtrMap *rvmap) {
     Operation *op = sched_replace_inputs(s->arena, st->op, vmap);
     if (op == st->op) continue;
     for (int j = 0; j < op->noutputs; j++) {
-      Tensor *old = st->op->outputs[j], *orig = sched_map_get(rvmap, old);
+      Tensor *old = st->op->outputs[j], *orig = ptrmap_get(rvmap, old);
       if (orig) {
-        sched_map_put(vmap, orig, op->outputs[j]);
+        ptrmap_put(vmap, orig, op->outputs[j]);
       } else {
-        sched_map_put(vmap, old, op->outputs[j]);
-        sched_map_put(rvmap, op->outputs[j], old);
+        ptrmap_put(vmap, old, op->outputs[j]);
+        ptrmap_put(rvmap, op->outputs[j], old);
       }
     }
     st->op = op;
@@ -65,11 +65,11 @@ void sched_replace_stage_op(Stage *st, Operation *to) {
   Arena scratch;
   arena_init(&scratch);
   PtrMap vmap, rvmap;
-  sched_map_init(&vmap, &scratch);
-  sched_map_init(&rvmap, &scratch);
+  ptrmap_init(&vmap, &scratch);
+  ptrmap_init(&rvmap, &scratch);
   for (int j = 0; j < to->noutputs && j < st->op->noutputs; j++) {
-    sched_map_put(&vmap, st->op->outputs[j], to->outputs[j]);
-    sched_map_put(&rvmap, to->outputs[j], st->op->outputs[j]);
+    ptrmap_put(&vmap, st->op->outputs[j], to->outputs[j]);
+    ptrmap_put(&rvmap, to->outputs[j], st->op->outputs[j]);
   }
   sched_replace_dataflow(st->sched, &vmap, &rvmap);
   arena_free(&scratch);
@@ -189,15 +189,15 @@ Tensor *sched_cache_read(Schedule *s, Tensor *t, const char *scope, int nreaders
   Arena scratch;
   arena_init(&scratch);
   PtrMap sub, vmap, rvmap;
-  sched_map_init(&sub, &scratch);
-  sched_map_init(&vmap, &scratch);
-  sched_map_init(&rvmap, &scratch);
-  sched_map_put(&sub, cur, cache->outputs[0]);
+  ptrmap_init(&sub, &scratch);
+  ptrmap_init(&vmap, &scratch);
+  ptrmap_init(&rvmap, &scratch);
+  ptrmap_put(&sub, cur, cache->outputs[0]);
   for (int i = 0; i < nreaders; i++) {
     Operation *op = sched_replace_inputs(s->arena, rs[i]->op, &sub);
     for (int j = 0; j < op->noutputs; j++) {
-      sched_map_put(&vmap, rs[i]->op->outputs[j], op->outputs[j]);
-      sched_map_put(&rvmap, op->outputs[j], rs[i]->op->outputs[j]);
+      ptrmap_put(&vmap, rs[i]->op->outputs[j], op->outputs[j]);
+      ptrmap_put(&rvmap, op->outputs[j], rs[i]->op->outputs[j]);
     }
     rs[i]->op = op;
   }
@@ -287,7 +287,7 @@ typedef struct Restorer {
 } Restorer;
 
 static Tensor *restored(const Restorer *r, Tensor *t) {
-  Tensor *to = sched_map_get(&r->map, t);
+  Tensor *to = ptrmap_get(&r->map, t);
   return to ? to : t;
 }
 
@@ -335,12 +335,12 @@ static Stmt *restore_stmt(IrMutator *m, Stmt *s) {
 
 Stmt *sched_restore_tensors(const Schedule *s, Arena *a, Stmt *body) {
   Restorer r = {{a, restore_expr, restore_stmt}, {0}};
-  sched_map_init(&r.map, a);
+  ptrmap_init(&r.map, a);
   for (int i = 0; i < s->nstages; i++) {
     const Stage *st = s->stages[i];
     for (int j = 0; st->op != st->origin_op && j < st->op->noutputs; j++)
       if (j < st->origin_op->noutputs)
-        sched_map_put(&r.map, st->op->outputs[j], st->origin_op->outputs[j]);
+        ptrmap_put(&r.map, st->op->outputs[j], st->origin_op->outputs[j]);
   }
   return r.map.n ? ir_mutate_stmt(&r.m, body) : body;
 }

@@ -8,7 +8,7 @@
 #include "ir/schedule/sched_impl.h"
 
 Range sched_dom(const SchedBounds *b, const IterVar *iv) {
-  Range *r = sched_map_get(&b->dom, iv);
+  Range *r = ptrmap_get(&b->dom, iv);
   TES_ASSERT(r, "itervar %s has no range", iv->var->name);
   return *r;
 }
@@ -16,13 +16,29 @@ Range sched_dom(const SchedBounds *b, const IterVar *iv) {
 void sched_set_dom(SchedBounds *b, const IterVar *iv, Range r) {
   Range *rp = arena_alloc(b->arena, sizeof *rp);
   *rp = r;
-  sched_map_put(&b->dom, iv, rp);
+  ptrmap_put(&b->dom, iv, rp);
   IntSet *s = arena_alloc(b->arena, sizeof *s);
-  *s = sched_set_range(b->arena, r);
-  sched_map_put(&b->var_set, iv->var, s);
+  *s = sched_set_range(b->fold, r);
+  ptrmap_put(&b->var_set, iv->var, s);
 }
 
-static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
+static Expr *zero(Arena *a, DType t) { return arith_const(a, t, 0); }
+
+static Expr *fold(const SchedBounds *b, ExprKind k, Expr *x, Expr *y) {
+  return arith_simplify_binary(b->fold, k, x, y);
+}
+
+/* Whether x k y (a comparison) holds for any values of the variables. */
+static bool proves(const SchedBounds *b, ExprKind k, Expr *x, Expr *y) {
+  return arith_can_prove(b->fold, ir_binary(b->arena, k, x, y));
+}
+
+/* floordiv((x + (y - 1)), y), the parts of x a split by y makes. */
+static Expr *ceil_div(const SchedBounds *b, Expr *x, Expr *y) {
+  Arena *a = b->arena;
+  Expr *less = arith_binary(a, EXPR_SUB, y, arith_const(a, y->dtype, 1));
+  return fold(b, EXPR_FLOORDIV, arith_binary(a, EXPR_ADD, x, less), y);
+}
 
 /* ---- ranges, down ---- */
 
@@ -32,7 +48,7 @@ static Expr *zero(Arena *a, DType t) { return sched_const(a, t, 0); }
  * bound under it, whose count the split may set on purpose, nor without an analyzer. */
 static Expr *split_part(Arena *a, Analyzer *an, const PtrMap *threads, const IterVar *part,
                         Range parent, Expr *amount) {
-  if (!an || sched_map_get(threads, part) || ir_is_const_int(parent.extent, 0)) return amount;
+  if (!an || ptrmap_get(threads, part) || ir_is_const_int(parent.extent, 0)) return amount;
   Expr *lt = ir_binary(a, EXPR_LT, parent.extent, amount);
   return arith_can_prove(an, lt) ? parent.extent : amount;
 }
@@ -44,11 +60,11 @@ static void down_split(SchedBounds *b, Analyzer *an, const PtrMap *threads, cons
   if (r->factor) {
     Expr *inner = split_part(a, an, threads, r->inner, p, r->factor);
     sched_set_dom(b, r->inner, (Range){zero(a, t), inner});
-    sched_set_dom(b, r->outer, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->factor)});
+    sched_set_dom(b, r->outer, (Range){zero(a, t), ceil_div(b, p.extent, r->factor)});
   } else {
     Expr *outer = split_part(a, an, threads, r->outer, p, r->nparts);
     sched_set_dom(b, r->outer, (Range){zero(a, t), outer});
-    sched_set_dom(b, r->inner, (Range){zero(a, t), sched_ceil_div(a, p.extent, r->nparts)});
+    sched_set_dom(b, r->inner, (Range){zero(a, t), ceil_div(b, p.extent, r->nparts)});
   }
 }
 
@@ -61,7 +77,7 @@ static void down_fuse(SchedBounds *b, const IterRelation *r) {
   DType t = r->fused->var->dtype;
   Expr *o = as_dtype(a, sched_dom(b, r->outer).extent, t);
   Expr *i = as_dtype(a, sched_dom(b, r->inner).extent, t);
-  sched_set_dom(b, r->fused, (Range){zero(a, t), sched_mul(a, o, i)});
+  sched_set_dom(b, r->fused, (Range){zero(a, t), fold(b, EXPR_MUL, o, i)});
 }
 
 static char *expr_text(const Expr *e, char *buf, size_t n) {
@@ -74,14 +90,14 @@ static char *expr_text(const Expr *e, char *buf, size_t n) {
 
 /* A thread itervar bound in several stages must get one extent in all of them. */
 static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range r) {
-  Range *old = sched_map_get(&b->dom, thread);
+  Range *old = ptrmap_get(&b->dom, thread);
   if (!old) {
     sched_set_dom(b, thread, r);
-    sched_map_put(&b->thread_stage, thread, ls);
+    ptrmap_put(&b->thread_stage, thread, ls);
     return true;
   }
-  if (sched_prove_eq(old->extent, r.extent)) return true;
-  LStage *first = sched_map_get(&b->thread_stage, thread);
+  if (arith_can_prove_equal(b->fold, old->extent, r.extent)) return true;
+  LStage *first = ptrmap_get(&b->thread_stage, thread);
   char x[128], y[128];
   return ir_error(b->diag, "cannot bind: thread %s has extent %s in stage %s but %s in stage %s",
                   thread->thread_tag, expr_text(old->extent, x, sizeof x), first->st->op->name,
@@ -91,22 +107,22 @@ static bool bind_thread_range(SchedBounds *b, LStage *ls, IterVar *thread, Range
 /* The itervars a thread-bound leaf derives from (TVM's PassUpThreadBinding). */
 static void thread_bound(const LStage *ls, PtrMap *out) {
   for (int i = 0; i < ls->st->nattr; i++)
-    if (ls->st->attrs[i].bind_thread) sched_map_put(out, ls->st->attrs[i].iv, (void *)1);
+    if (ls->st->attrs[i].bind_thread) ptrmap_put(out, ls->st->attrs[i].iv, (void *)1);
   for (int k = ls->nrel - 1; k >= 0; k--) {
     const IterRelation *r = &ls->rel[k];
     switch (r->kind) {
     case REL_SPLIT:
-      if (sched_map_get(out, r->outer) || sched_map_get(out, r->inner))
-        sched_map_put(out, r->parent, (void *)1);
+      if (ptrmap_get(out, r->outer) || ptrmap_get(out, r->inner))
+        ptrmap_put(out, r->parent, (void *)1);
       break;
     case REL_FUSE:
-      if (sched_map_get(out, r->fused)) {
-        sched_map_put(out, r->outer, (void *)1);
-        sched_map_put(out, r->inner, (void *)1);
+      if (ptrmap_get(out, r->fused)) {
+        ptrmap_put(out, r->outer, (void *)1);
+        ptrmap_put(out, r->inner, (void *)1);
       }
       break;
     case REL_REBASE:
-      if (sched_map_get(out, r->fused)) sched_map_put(out, r->parent, (void *)1);
+      if (ptrmap_get(out, r->fused)) ptrmap_put(out, r->parent, (void *)1);
       break;
     }
   }
@@ -114,7 +130,7 @@ static void thread_bound(const LStage *ls, PtrMap *out) {
 
 bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
   PtrMap threads;
-  sched_map_init(&threads, b->arena);
+  ptrmap_init(&threads, b->arena);
   thread_bound(ls, &threads);
   for (int i = 0; i < ls->nrel; i++) {
     const IterRelation *r = &ls->rel[i];
@@ -141,10 +157,12 @@ bool sched_pass_down_domain(SchedBounds *b, LStage *ls, Analyzer *an) {
 
 /* ---- values, up ---- */
 
-static Expr *value_of(const PtrMap *values, const IterVar *iv) { return sched_map_get(values, iv); }
+static Expr *value_of(const PtrMap *values, const IterVar *iv) { return ptrmap_get(values, iv); }
 
+/* The values of itervars are built as TVM's operators build them (constants folded, the rest
+ * as written), since the guards and loops made of them print so until tir.Simplify. */
 static Expr *plus_min(Arena *a, Expr *v, Expr *min) {
-  return ir_is_const_int(min, 0) ? v : sched_add(a, v, as_dtype(a, min, v->dtype));
+  return ir_is_const_int(min, 0) ? v : arith_binary(a, EXPR_ADD, v, as_dtype(a, min, v->dtype));
 }
 
 static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values) {
@@ -153,8 +171,8 @@ static void up_index_split(SchedBounds *b, const IterRelation *r, PtrMap *values
   if (!o || !i) return;
   Expr *factor = sched_dom(b, r->inner).extent;
   /* TVM writes inner + outer*factor; its simplifier prints it outer first, as built here */
-  Expr *v = sched_add(a, sched_mul(a, o, factor), i);
-  sched_map_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
+  Expr *v = arith_binary(a, EXPR_ADD, arith_binary(a, EXPR_MUL, o, factor), i);
+  ptrmap_put(values, r->parent, plus_min(a, v, sched_dom(b, r->parent).min));
 }
 
 static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values) {
@@ -162,10 +180,10 @@ static void up_index_fuse(SchedBounds *b, const IterRelation *r, PtrMap *values)
   Expr *f = value_of(values, r->fused);
   if (!f) return;
   Expr *factor = as_dtype(a, sched_dom(b, r->inner).extent, f->dtype);
-  Expr *o = as_dtype(a, sched_floordiv(a, f, factor), r->outer->var->dtype);
-  Expr *i = as_dtype(a, sched_floormod(a, f, factor), r->inner->var->dtype);
-  sched_map_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
-  sched_map_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
+  Expr *o = as_dtype(a, arith_binary(a, EXPR_FLOORDIV, f, factor), r->outer->var->dtype);
+  Expr *i = as_dtype(a, arith_binary(a, EXPR_FLOORMOD, f, factor), r->inner->var->dtype);
+  ptrmap_put(values, r->outer, plus_min(a, o, sched_dom(b, r->outer).min));
+  ptrmap_put(values, r->inner, plus_min(a, i, sched_dom(b, r->inner).min));
 }
 
 void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values) {
@@ -180,7 +198,7 @@ void sched_pass_up_index(SchedBounds *b, const LStage *ls, PtrMap *values) {
       break;
     case REL_REBASE: {
       Expr *v = value_of(values, r->fused);
-      if (v) sched_map_put(values, r->parent, plus_min(b->arena, v, sched_dom(b, r->parent).min));
+      if (v) ptrmap_put(values, r->parent, plus_min(b->arena, v, sched_dom(b, r->parent).min));
       break;
     }
     }
@@ -195,8 +213,13 @@ static IntSet *new_set(Arena *a, IntSet s) {
   return p;
 }
 
+/* A bound plus the minimum of a range, simplified as every bound of a set is. */
+static Expr *bound_plus_min(const SchedBounds *b, Expr *v, Expr *min) {
+  return ir_is_const_int(min, 0) ? v : fold(b, EXPR_ADD, v, as_dtype(b->arena, min, v->dtype));
+}
+
 static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
-  IntSet *s = sched_map_get(sets, iv);
+  IntSet *s = ptrmap_get(sets, iv);
   TES_ASSERT(s, "itervar %s has no set", iv->var->name);
   return *s;
 }
@@ -204,33 +227,33 @@ static IntSet set_of(const PtrMap *sets, const IterVar *iv) {
 static void up_domain_split(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
   Arena *a = b->arena;
   IntSet o = set_of(sets, r->outer), i = set_of(sets, r->inner);
-  if (sched_set_matches(o, sched_dom(b, r->outer)) &&
-      sched_set_matches(i, sched_dom(b, r->inner))) {
-    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, sched_dom(b, r->parent))));
+  if (sched_set_matches(b->fold, o, sched_dom(b, r->outer)) &&
+      sched_set_matches(b->fold, i, sched_dom(b, r->inner))) {
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(b->fold, sched_dom(b, r->parent))));
     return;
   }
   PtrMap vars;
-  sched_map_init(&vars, a);
-  sched_map_put(&vars, r->outer->var, &o);
-  sched_map_put(&vars, r->inner->var, &i);
-  Expr *v = sched_add(a, sched_mul(a, ir_varref(a, r->outer->var), sched_dom(b, r->inner).extent),
-                      ir_varref(a, r->inner->var));
-  v = plus_min(a, v, sched_dom(b, r->parent).min);
-  sched_map_put(sets, r->parent, new_set(a, sched_eval_set(a, v, &vars)));
+  ptrmap_init(&vars, a);
+  ptrmap_put(&vars, r->outer->var, &o);
+  ptrmap_put(&vars, r->inner->var, &i);
+  Expr *outer = ir_varref(a, r->outer->var);
+  Expr *v = arith_binary(a, EXPR_MUL, outer, sched_dom(b, r->inner).extent);
+  v = plus_min(a, arith_binary(a, EXPR_ADD, v, ir_varref(a, r->inner->var)),
+               sched_dom(b, r->parent).min);
+  ptrmap_put(sets, r->parent, new_set(a, sched_eval_set(b->fold, v, &vars)));
 }
 
 /* Whether the part f of a fused range stays within one row of the inner axis: its length
  * divides the row's and it starts at a multiple of its length (TVM's test), as when a fused
  * axis is split by a factor of the inner extent. */
-static bool within_row(Arena *a, IntSet f, Expr *row) {
-  Analyzer *an = arith_new(a);
-  Expr *one = sched_const(a, f.min->dtype, 1);
-  Expr *len = arith_simplify(an, sched_add(a, sched_sub(a, f.max, f.min), one));
-  bool ok = arith_can_prove_ge(an, len, 1) &&
-            arith_can_prove_equal(an, sched_floormod(a, row, len), sched_const(a, len->dtype, 0)) &&
-            arith_can_prove_equal(an, sched_floormod(a, f.min, len), sched_const(a, len->dtype, 0));
-  arith_free(an);
-  return ok;
+static bool within_row(const SchedBounds *b, IntSet f, Expr *row) {
+  Arena *a = b->arena;
+  Analyzer *an = b->fold;
+  Expr *len = sched_set_cover(an, f, (Range){NULL, NULL}).extent;
+  Expr *zero_ = zero(a, len->dtype);
+  return arith_can_prove_ge(an, len, 1) &&
+         arith_can_prove_equal(an, arith_binary(a, EXPR_FLOORMOD, row, len), zero_) &&
+         arith_can_prove_equal(an, arith_binary(a, EXPR_FLOORMOD, f.min, len), zero_);
 }
 
 /* A part of the fused range maps back to whole rows of the inner axis, which is what TVM
@@ -239,43 +262,44 @@ static void up_domain_fuse(SchedBounds *b, const IterRelation *r, PtrMap *sets) 
   Arena *a = b->arena;
   IntSet f = set_of(sets, r->fused);
   Range ro = sched_dom(b, r->outer), ri = sched_dom(b, r->inner);
-  if (sched_set_matches(f, sched_dom(b, r->fused)) || !f.min || !f.max) {
-    sched_map_put(sets, r->outer, new_set(a, sched_set_range(a, ro)));
-    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+  if (sched_set_matches(b->fold, f, sched_dom(b, r->fused)) || !f.min || !f.max) {
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_range(b->fold, ro)));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(b->fold, ri)));
     return;
   }
   Expr *factor = as_dtype(a, ri.extent, f.min->dtype);
   if (sched_set_is_point(f)) {
-    Expr *o = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
-    Expr *i = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
-    sched_map_put(sets, r->outer, new_set(a, sched_set_point(plus_min(a, o, ro.min))));
-    sched_map_put(sets, r->inner, new_set(a, sched_set_point(plus_min(a, i, ri.min))));
+    Expr *o = as_dtype(a, fold(b, EXPR_FLOORDIV, f.min, factor), r->outer->var->dtype);
+    Expr *i = as_dtype(a, fold(b, EXPR_FLOORMOD, f.min, factor), r->inner->var->dtype);
+    ptrmap_put(sets, r->outer, new_set(a, sched_set_point(bound_plus_min(b, o, ro.min))));
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_point(bound_plus_min(b, i, ri.min))));
     return;
   }
-  Expr *lo = as_dtype(a, sched_floordiv(a, f.min, factor), r->outer->var->dtype);
-  Expr *hi = as_dtype(a, sched_floordiv(a, f.max, factor), r->outer->var->dtype);
-  sched_map_put(sets, r->outer,
-                new_set(a, (IntSet){plus_min(a, lo, ro.min), plus_min(a, hi, ro.min)}));
-  if (!within_row(a, f, factor)) {
-    sched_map_put(sets, r->inner, new_set(a, sched_set_range(a, ri)));
+  Expr *lo = as_dtype(a, fold(b, EXPR_FLOORDIV, f.min, factor), r->outer->var->dtype);
+  Expr *hi = as_dtype(a, fold(b, EXPR_FLOORDIV, f.max, factor), r->outer->var->dtype);
+  ptrmap_put(sets, r->outer,
+             new_set(a, (IntSet){bound_plus_min(b, lo, ro.min), bound_plus_min(b, hi, ro.min)}));
+  if (!within_row(b, f, factor)) {
+    ptrmap_put(sets, r->inner, new_set(a, sched_set_range(b->fold, ri)));
     return;
   }
-  lo = as_dtype(a, sched_floormod(a, f.min, factor), r->inner->var->dtype);
-  hi = as_dtype(a, sched_floormod(a, f.max, factor), r->inner->var->dtype);
-  sched_map_put(sets, r->inner,
-                new_set(a, (IntSet){plus_min(a, lo, ri.min), plus_min(a, hi, ri.min)}));
+  lo = as_dtype(a, fold(b, EXPR_FLOORMOD, f.min, factor), r->inner->var->dtype);
+  hi = as_dtype(a, fold(b, EXPR_FLOORMOD, f.max, factor), r->inner->var->dtype);
+  ptrmap_put(sets, r->inner,
+             new_set(a, (IntSet){bound_plus_min(b, lo, ri.min), bound_plus_min(b, hi, ri.min)}));
 }
 
 static void up_domain_rebase(SchedBounds *b, const IterRelation *r, PtrMap *sets) {
   Arena *a = b->arena;
   IntSet s = set_of(sets, r->fused);
   Range p = sched_dom(b, r->parent);
-  if (sched_set_matches(s, sched_dom(b, r->fused))) {
-    sched_map_put(sets, r->parent, new_set(a, sched_set_range(a, p)));
+  if (sched_set_matches(b->fold, s, sched_dom(b, r->fused))) {
+    ptrmap_put(sets, r->parent, new_set(a, sched_set_range(b->fold, p)));
     return;
   }
-  IntSet q = {s.min ? plus_min(a, s.min, p.min) : NULL, s.max ? plus_min(a, s.max, p.min) : NULL};
-  sched_map_put(sets, r->parent, new_set(a, q));
+  IntSet q = {s.min ? bound_plus_min(b, s.min, p.min) : NULL,
+              s.max ? bound_plus_min(b, s.max, p.min) : NULL};
+  ptrmap_put(sets, r->parent, new_set(a, q));
 }
 
 void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets) {
@@ -298,11 +322,11 @@ void sched_pass_up_domain(SchedBounds *b, const LStage *ls, PtrMap *sets) {
 /* ---- masks, down ---- */
 
 static intptr_t mask_of(const PtrMap *state, const IterVar *iv) {
-  return (intptr_t)sched_map_get(state, iv);
+  return (intptr_t)ptrmap_get(state, iv);
 }
 
 static void or_mask(PtrMap *state, const IterVar *iv, intptr_t m) {
-  sched_map_put(state, iv, (void *)(mask_of(state, iv) | m));
+  ptrmap_put(state, iv, (void *)(mask_of(state, iv) | m));
 }
 
 void sched_pass_down_mask(const LStage *ls, PtrMap *state) {
@@ -332,23 +356,23 @@ static void up_bound_check(SchedBounds *b, const LStage *ls, PtrMap *state) {
     const IterRelation *r = &ls->rel[k];
     switch (r->kind) {
     case REL_SPLIT: {
-      bool check = sched_map_get(state, r->outer) || sched_map_get(state, r->inner);
+      bool check = ptrmap_get(state, r->outer) || ptrmap_get(state, r->inner);
       if (!check) {
-        Expr *covered =
-            sched_mul(b->arena, sched_dom(b, r->inner).extent, sched_dom(b, r->outer).extent);
-        check = !sched_prove_eq(sched_dom(b, r->parent).extent, covered);
+        Expr *covered = arith_binary(b->arena, EXPR_MUL, sched_dom(b, r->inner).extent,
+                                     sched_dom(b, r->outer).extent);
+        check = !arith_can_prove_equal(b->fold, sched_dom(b, r->parent).extent, covered);
       }
-      if (check) sched_map_put(state, r->parent, (void *)1);
+      if (check) ptrmap_put(state, r->parent, (void *)1);
       break;
     }
     case REL_FUSE:
-      if (sched_map_get(state, r->fused)) {
-        sched_map_put(state, r->outer, (void *)1);
-        sched_map_put(state, r->inner, (void *)1);
+      if (ptrmap_get(state, r->fused)) {
+        ptrmap_put(state, r->outer, (void *)1);
+        ptrmap_put(state, r->inner, (void *)1);
       }
       break;
     case REL_REBASE:
-      if (sched_map_get(state, r->fused)) sched_map_put(state, r->parent, (void *)1);
+      if (ptrmap_get(state, r->fused)) ptrmap_put(state, r->parent, (void *)1);
       break;
     }
   }
@@ -361,17 +385,13 @@ typedef struct Guards {
 } Guards;
 
 static void add_guard(Guards *g, ExprKind k, Expr *value, Expr *bound) {
-  if (g->n == g->cap) {
-    int ncap = g->cap ? g->cap * 2 : 8;
-    g->items = arena_realloc(g->arena, g->items, (size_t)g->cap * sizeof(Expr *),
-                             (size_t)ncap * sizeof(Expr *));
-    g->cap = ncap;
-  }
+  VEC_GROW(g->arena, g->items, g->cap, g->n + 1);
   g->items[g->n++] = ir_binary(g->arena, k, value, as_dtype(g->arena, bound, value->dtype));
 }
 
-static bool same_range(Range x, Range y) {
-  return sched_prove_eq(x.min, y.min) && sched_prove_eq(x.extent, y.extent);
+static bool same_range(const SchedBounds *b, Range x, Range y) {
+  return arith_can_prove_equal(b->fold, x.min, y.min) &&
+         arith_can_prove_equal(b->fold, x.extent, y.extent);
 }
 
 /* Root axes whose inferred range is not their declared one may step outside it. */
@@ -382,13 +402,13 @@ static void root_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, 
   IterVar **roots = sched_root_ivs(a, ls->st->op, &n);
   for (int i = 0; i < n; i++) {
     IterVar *iv = roots[i];
-    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
-    if (same_range(iv->dom, sched_dom(b, iv))) continue;
-    Expr *value = sched_sub(a, value_of(values, iv), iv->dom.min);
-    IntSet s = sched_eval_set(a, value, &b->var_set);
-    if (!s.min || !sched_prove_le(zero(a, value->dtype), s.min))
+    if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if (same_range(b, iv->dom, sched_dom(b, iv))) continue;
+    Expr *value = arith_binary(a, EXPR_SUB, value_of(values, iv), iv->dom.min);
+    IntSet s = sched_eval_set(b->fold, value, &b->var_set);
+    if (!s.min || !proves(b, EXPR_LE, zero(a, value->dtype), s.min))
       add_guard(g, EXPR_GE, value, zero(a, value->dtype));
-    if (!s.max || !sched_prove_lt(s.max, iv->dom.extent))
+    if (!s.max || !proves(b, EXPR_LT, s.max, iv->dom.extent))
       add_guard(g, EXPR_LT, value, iv->dom.extent);
   }
 }
@@ -397,18 +417,18 @@ int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *value
                            bool skip_root_domain, const PtrMap *skip, Expr ***out) {
   Arena *a = b->arena;
   PtrMap state;
-  sched_map_init(&state, a);
+  ptrmap_init(&state, a);
   up_bound_check(b, ls, &state);
   Guards g = {a, 0, 0, NULL};
   const Stage *st = ls->st;
   for (int i = 0; i < st->nall; i++) {
     IterVar *iv = st->all_iter_vars[i];
-    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
-    if (!sched_map_get(&state, iv)) continue;
+    if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) continue;
+    if (!ptrmap_get(&state, iv)) continue;
     Range dom = sched_dom(b, iv);
-    Expr *value = sched_sub(a, value_of(values, iv), dom.min);
-    IntSet s = sched_eval_set(a, value, &b->var_set);
-    if (!s.max || !sched_prove_lt(s.max, dom.extent)) add_guard(&g, EXPR_LT, value, dom.extent);
+    Expr *value = arith_binary(a, EXPR_SUB, value_of(values, iv), dom.min);
+    IntSet s = sched_eval_set(b->fold, value, &b->var_set);
+    if (!s.max || !proves(b, EXPR_LT, s.max, dom.extent)) add_guard(&g, EXPR_LT, value, dom.extent);
   }
   if (!skip_root_domain) root_guards(b, ls, values, skip, &g);
   *out = g.items;

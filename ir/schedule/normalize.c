@@ -8,7 +8,7 @@
 #include "ir/schedule/sched_impl.h"
 
 LStage *sched_lstage(const SchedBounds *b, const Operation *op) {
-  return sched_map_get(&b->op_index, op);
+  return ptrmap_get(&b->op_index, op);
 }
 
 /* ---- rebasing ---- */
@@ -102,12 +102,7 @@ static void scan_reads(IrVisitor *v, const Expr *e) {
   LStage *ls = rs->ls;
   for (int i = 0; i < ls->nreads; i++)
     if (ls->reads[i] == e->u.pload.tensor) return;
-  if (ls->nreads == rs->cap) {
-    int ncap = rs->cap ? rs->cap * 2 : 8;
-    ls->reads = arena_realloc(rs->arena, ls->reads, (size_t)rs->cap * sizeof(Tensor *),
-                              (size_t)ncap * sizeof(Tensor *));
-    rs->cap = ncap;
-  }
+  VEC_GROW(rs->arena, ls->reads, rs->cap, ls->nreads + 1);
   ls->reads[ls->nreads++] = e->u.pload.tensor;
 }
 
@@ -174,10 +169,10 @@ bool sched_normalize(SchedBounds *b) {
     ls->st = s->stages[i];
     ls->index = i;
     ls->scope = ls->st->scope;
-    sched_map_put(&b->op_index, ls->st->op, ls);
+    ptrmap_put(&b->op_index, ls->st->op, ls);
     for (int j = 0; j < ls->st->nattr; j++)
       if (ls->st->attrs[j].bind_thread)
-        sched_map_put(&b->bind, ls->st->attrs[j].iv, ls->st->attrs[j].bind_thread);
+        ptrmap_put(&b->bind, ls->st->attrs[j].iv, ls->st->attrs[j].bind_thread);
     rebase_stage(b, ls);
   }
   for (int i = 0; i < s->nstages; i++) {

@@ -30,9 +30,9 @@ typedef struct Factor {
 
 static const char *nm(const IterVar *iv) { return iv ? iv->var->name : "(none)"; }
 
-static bool has(const PtrMap *m, const IterVar *iv) { return sched_map_get(m, iv) != NULL; }
+static bool has(const PtrMap *m, const IterVar *iv) { return ptrmap_get(m, iv) != NULL; }
 
-static void mark(PtrMap *m, IterVar *iv) { sched_map_put(m, iv, iv); }
+static void mark(PtrMap *m, IterVar *iv) { ptrmap_put(m, iv, iv); }
 
 /* ---- checks ---- */
 
@@ -108,7 +108,7 @@ static void touch_closure(const Stage *st, PtrMap *t) {
  * touch (splits of spatial axes, of other reduce axes) go on in B.rf. */
 static bool find_touched(Factor *f) {
   Stage *st = f->st;
-  sched_map_init(&f->touched, f->s->arena);
+  ptrmap_init(&f->touched, f->s->arena);
   mark(&f->touched, f->axis);
   touch_closure(st, &f->touched);
   for (int i = 0; i < st->op->naxis; i++)
@@ -141,11 +141,11 @@ static void touched_bounds(Factor *f) {
   Arena *a = f->s->arena;
   SchedBounds *b = &f->b;
   Diag none = DIAG_INIT;
-  *b = (SchedBounds){.arena = a, .sch = f->s, .diag = &none};
-  sched_map_init(&b->dom, a);
-  sched_map_init(&b->var_set, a);
-  sched_map_init(&b->bind, a);
-  sched_map_init(&b->thread_stage, a);
+  *b = (SchedBounds){.arena = a, .sch = f->s, .diag = &none, .fold = arith_new(a)};
+  ptrmap_init(&b->dom, a);
+  ptrmap_init(&b->var_set, a);
+  ptrmap_init(&b->bind, a);
+  ptrmap_init(&b->thread_stage, a);
   f->view = *f->st;
   f->view.nattr = 0;
   LStage ls = {.st = &f->view, .nleaf = f->st->nleaf, .leaf = f->st->leaf_iter_vars};
@@ -158,16 +158,18 @@ static void touched_bounds(Factor *f) {
   bool ok = sched_pass_down_domain(b, &ls, NULL);
   TES_ASSERT(ok, "rfactor's view: %s", none.msg);
   b->diag = NULL;
-  sched_map_init(&f->values, a);
+  ptrmap_init(&f->values, a);
   for (int i = 0; i < ls.nleaf; i++) {
     IterVar *iv = ls.leaf[i];
     if (!has(&f->touched, iv)) continue;
     Range r = sched_dom(b, iv);
-    sched_map_put(&f->values, iv, ir_is_const_int(r.extent, 1) ? r.min : ir_varref(a, iv->var));
+    ptrmap_put(&f->values, iv, ir_is_const_int(r.extent, 1) ? r.min : ir_varref(a, iv->var));
   }
   sched_pass_up_index(b, &ls, &f->values);
   Expr **guards;
   int n = sched_make_bound_check(b, &ls, &f->values, true, NULL, &guards);
+  arith_free(b->fold);
+  b->fold = NULL;
   Expr *c = NULL;
   for (int i = 0; i < n; i++) c = and_of(a, c, guards[i]);
   c = and_of(a, c, f->red->u.reduce.condition);
@@ -208,7 +210,7 @@ static IterVar **rf_reduce_axes(Factor *f, int *n) {
     IterVar *iv = f->st->leaf_iter_vars[i];
     if (iv == f->axis || !has(&f->touched, iv)) continue;
     out[(*n)++] = ir_itervar(a, iv->var, sched_dom(&f->b, iv), ITER_REDUCE, NULL);
-    sched_map_put(&f->moved, iv, out[*n - 1]);
+    ptrmap_put(&f->moved, iv, out[*n - 1]);
   }
   return out;
 }
@@ -220,7 +222,7 @@ static VarMap *root_values(Factor *f, int *n) {
   *n = 0;
   for (int i = 0; i < op->nreduce; i++) {
     IterVar *iv = op->reduce_axis[i];
-    if (has(&f->touched, iv)) map[(*n)++] = (VarMap){iv->var, sched_map_get(&f->values, iv)};
+    if (has(&f->touched, iv)) map[(*n)++] = (VarMap){iv->var, ptrmap_get(&f->values, iv)};
   }
   return map;
 }
@@ -251,7 +253,7 @@ static Operation *rf_op(Factor *f) {
   const Operation *op = f->st->op;
   Range dom = sched_dom(&f->b, f->axis);
   IterVar *v = ir_itervar(a, f->axis->var, dom, ITER_DATA_PAR, NULL);
-  sched_map_put(&f->moved, f->axis, v);
+  ptrmap_put(&f->moved, f->axis, v);
   IterVar **axes = (IterVar **)insert_at(a, (void *const *)op->axis, op->naxis, f->pos, v);
   Expr **shape =
       (Expr **)insert_at(a, (void *const *)op->outputs[0]->shape, op->naxis, f->pos, dom.extent);
@@ -285,7 +287,7 @@ static void rf_leaves(Factor *f, Stage *rst, const IterRelation *rel, int nrel) 
   int cap = rst->nleaf + st->nleaf + 1, n = 0;
   IterVar **leaf = arena_alloc(a, (size_t)cap * sizeof *leaf);
   PtrMap done;
-  sched_map_init(&done, a);
+  ptrmap_init(&done, a);
   for (int i = 0; i < rst->nleaf; i++) {
     IterVar *r = rst->leaf_iter_vars[i];
     if (!in_list(st->all_iter_vars, st->nall, r) || in_list(st->leaf_iter_vars, st->nleaf, r)) {
@@ -293,7 +295,7 @@ static void rf_leaves(Factor *f, Stage *rst, const IterRelation *rel, int nrel) 
       continue;
     }
     PtrMap from;
-    sched_map_init(&from, a);
+    ptrmap_init(&from, a);
     mark(&from, r);
     derive_down(rel, nrel, &from);
     for (int j = 0; j < st->nleaf; j++) {
@@ -338,7 +340,7 @@ static void move_attached(Factor *f, Stage *rst) {
   for (int i = 0; i < f->s->nstages; i++) {
     Stage *x = f->s->stages[i];
     if (x->attach != ATTACH_SCOPE || x->attach_stage != f->st) continue;
-    IterVar *to = sched_map_get(&f->moved, x->attach_ivar);
+    IterVar *to = ptrmap_get(&f->moved, x->attach_ivar);
     IterVar *iv = to ? to : x->attach_ivar;
     if (!in_list(rst->leaf_iter_vars, rst->nleaf, iv)) continue;
     x->attach_stage = rst;
@@ -382,7 +384,7 @@ Tensor *sched_rfactor(Schedule *s, Tensor *t, IterVar *axis, int factor_axis) {
   if (!find_touched(&f)) return NULL;
   touched_bounds(&f);
   if (!check_axis(&f, factor_axis)) return NULL;
-  sched_map_init(&f.moved, s->arena);
+  ptrmap_init(&f.moved, s->arena);
   Operation *rf = rf_op(&f);
   Stage *rst = sched_insert_stage(s, rf, sched_stage_index(s, f.st));
   carry_relations(&f, rst);

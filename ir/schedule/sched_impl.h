@@ -1,51 +1,21 @@
-/* sched_impl.h: what the files of ir/schedule/ share and nothing else sees: pointer maps,
- * the small index arithmetic bound inference needs, integer sets, the lowering's view of each
- * stage, and the message passing along itervar relations.
+/* sched_impl.h: what the files of ir/schedule/ share and nothing else sees: integer sets, the
+ * lowering's view of each stage, and the message passing along itervar relations.
  *
- * The index arithmetic folds constants, cancels equal terms and proves comparisons whose two
- * sides differ by a constant; anything more is the simplifier's (ir/arith/, tir.Simplify),
- * which runs after loop-nest construction. */
+ * Index arithmetic is the analyzer's (ir/arith/): the bounds of sets are built with
+ * arith_simplify_binary and compared with its provers, through an analyzer that knows no
+ * variable (SchedBounds.fold), so that they hold wherever they land; the values of itervars,
+ * which loops and guards print, are built with arith_binary, as TVM's operators build them. */
 #ifndef TES_IR_SCHED_IMPL_H
 #define TES_IR_SCHED_IMPL_H
 
 #include "ir/arith/arith.h"
+#include "ir/ptrmap.h"
 #include "ir/schedule/schedule.h"
 #include "ir/support.h"
 
-/* ---- pointer maps (int_set.c): open addressing, arrays in an arena ---- */
-
-typedef struct PtrMap {
-  Arena *arena;
-  const void **keys; /* NULL: an empty slot */
-  void **vals;
-  int n, cap;
-} PtrMap;
-
-void sched_map_init(PtrMap *m, Arena *a);
-void sched_map_put(PtrMap *m, const void *key, void *val);
-void *sched_map_get(const PtrMap *m, const void *key); /* NULL when absent */
-
-/* ---- index arithmetic (int_set.c) ---- */
-
-/* Operands share a dtype; constants fold (wrapping to the dtype), x + 0, x*1, x - x and
- * (x + 2) - 1 simplify, and anything else is built as it is. */
-Expr *sched_const(Arena *a, DType t, int64_t v);
-Expr *sched_add(Arena *a, Expr *x, Expr *y);
-Expr *sched_sub(Arena *a, Expr *x, Expr *y);
-Expr *sched_mul(Arena *a, Expr *x, Expr *y);
-Expr *sched_floordiv(Arena *a, Expr *x, Expr *y);
-Expr *sched_floormod(Arena *a, Expr *x, Expr *y);
-Expr *sched_min(Arena *a, Expr *x, Expr *y);
-Expr *sched_max(Arena *a, Expr *x, Expr *y);
-Expr *sched_ceil_div(Arena *a, Expr *x, Expr *y); /* floordiv((x + (y - 1)), y) */
-
-/* Proofs on integer expressions whose difference is a constant once like terms cancel;
- * false means "not proven". */
-bool sched_prove_lt(const Expr *x, const Expr *y);
-bool sched_prove_le(const Expr *x, const Expr *y);
-bool sched_prove_eq(const Expr *x, const Expr *y);
-
 /* ---- integer sets (int_set.c): the inclusive interval [min, max] of an index ---- */
+
+/* Bounds are built in an's arena and simplified by an, which should know no variable. */
 
 typedef struct IntSet {
   Expr *min, *max; /* NULL: unbounded on that side */
@@ -53,21 +23,21 @@ typedef struct IntSet {
 
 bool sched_set_is_point(IntSet s);
 IntSet sched_set_point(Expr *e);
-IntSet sched_set_range(Arena *a, Range r); /* [min, min + extent - 1] */
-IntSet sched_set_union(Arena *a, IntSet x, IntSet y);
+IntSet sched_set_range(Analyzer *an, Range r); /* [min, min + extent - 1] */
+IntSet sched_set_union(Analyzer *an, IntSet x, IntSet y);
 /* The range s covers, or dom where s is unbounded (TVM's IntSet::CoverRange). */
-Range sched_set_cover(Arena *a, IntSet s, Range dom);
-/* Whether s is exactly r. */
-bool sched_set_matches(IntSet s, Range r);
+Range sched_set_cover(Analyzer *an, IntSet s, Range dom);
+/* Whether s is provably r. */
+bool sched_set_matches(Analyzer *an, IntSet s, Range r);
 /* The set of values e takes while each variable v ranges over sets[v] (an IntSet *); a
  * variable not in sets is itself. Unknown operations over a varying variable give the
  * unbounded set, which bound inference then covers with the tensor's full shape. */
-IntSet sched_eval_set(Arena *a, Expr *e, const PtrMap *sets);
+IntSet sched_eval_set(Analyzer *an, Expr *e, const PtrMap *sets);
 /* sched_eval_set where the bounds of a variable's set may mention other variables of sets,
  * which range in turn (TVM's EvalSet): a loop whose extent depends on an outer loop, both
  * relaxed. Bound inference relaxes so; guards prove with sched_eval_set, whose sets keep
  * such bounds symbolic and so tighter. */
-IntSet sched_relax_set(Arena *a, Expr *e, const PtrMap *sets);
+IntSet sched_relax_set(Analyzer *an, Expr *e, const PtrMap *sets);
 
 /* ---- the lowering's view (normalize.c) ---- */
 
@@ -92,6 +62,9 @@ struct SchedBounds {
   Arena *arena;
   Schedule *sch;
   Diag *diag;          /* where lowering reports why it cannot go on */
+  /* the index arithmetic's analyzer, knowing no variable; held (arith_new, arith_free) by
+   * whichever of sched_infer_bound, sched_schedule_ops and rfactor is running */
+  Analyzer *fold;
   LStage *ls;          /* one per stage, same order */
   PtrMap op_index;     /* Operation * -> LStage * */
   PtrMap dom;          /* IterVar * -> Range * */

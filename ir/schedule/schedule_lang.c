@@ -19,11 +19,7 @@ bool sched_fail(Schedule *s, const char *fmt, ...) {
 
 /* Appends p to the arena array *items of *n items and *cap slots. */
 static void push_ptr(Arena *a, void ***items, int *n, int *cap, void *p) {
-  if (*n == *cap) {
-    int ncap = *cap ? *cap * 2 : 8;
-    *items = arena_realloc(a, *items, (size_t)*cap * sizeof(void *), (size_t)ncap * sizeof(void *));
-    *cap = ncap;
-  }
+  VEC_GROW(a, *items, *cap, *n + 1);
   (*items)[(*n)++] = p;
 }
 
@@ -63,17 +59,18 @@ static void post_order(Schedule *s, PtrMap *seen, Operation *root, int *cap) {
     Operation *op;
     int next;
   } Frame;
-  int depth = 0, fcap = 16;
-  Frame *stack = xmalloc((size_t)fcap * sizeof *stack);
+  int depth = 0, fcap = 0;
+  Frame *stack = NULL;
+  VEC_GROW(NULL, stack, fcap, 1);
   stack[depth++] = (Frame){root, 0};
-  sched_map_put(seen, root, root);
+  ptrmap_put(seen, root, root);
   while (depth) {
     Frame *f = &stack[depth - 1];
     if (f->next < input_count(f->op)) {
       Operation *in = f->op->inputs[f->next++]->op;
-      if (!in || sched_map_get(seen, in)) continue;
-      sched_map_put(seen, in, in);
-      if (depth == fcap) stack = xrealloc(stack, (size_t)(fcap *= 2) * sizeof *stack);
+      if (!in || ptrmap_get(seen, in)) continue;
+      ptrmap_put(seen, in, in);
+      VEC_GROW(NULL, stack, fcap, depth + 1);
       stack[depth++] = (Frame){in, 0};
       continue;
     }
@@ -88,14 +85,14 @@ Schedule *sched_create(Arena *a, int noutputs, Operation **outputs) {
   s->arena = a;
   s->outputs = arena_alloc(a, (size_t)(noutputs ? noutputs : 1) * sizeof *s->outputs);
   PtrMap seen;
-  sched_map_init(&seen, a);
+  ptrmap_init(&seen, a);
   int cap = 0;
   for (int i = 0; i < noutputs; i++) {
     bool dup = false;
     for (int j = 0; j < s->noutputs; j++) dup |= s->outputs[j] == outputs[i];
     if (dup) continue;
     s->outputs[s->noutputs++] = outputs[i];
-    if (!sched_map_get(&seen, outputs[i])) post_order(s, &seen, outputs[i], &cap);
+    if (!ptrmap_get(&seen, outputs[i])) post_order(s, &seen, outputs[i], &cap);
   }
   for (int i = 0; i < s->noutputs; i++) sched_stage(s, s->outputs[i])->is_output = true;
   return s;
@@ -135,12 +132,7 @@ static void add_iv(Stage *st, IterVar *iv) {
 
 static void add_relation(Stage *st, IterRelation r) {
   Arena *a = st->sched->arena;
-  if (st->nrel == st->cap_rel) {
-    int ncap = st->cap_rel ? st->cap_rel * 2 : 8;
-    st->relations =
-        arena_realloc(a, st->relations, (size_t)st->cap_rel * sizeof r, (size_t)ncap * sizeof r);
-    st->cap_rel = ncap;
-  }
+  VEC_GROW(a, st->relations, st->cap_rel, st->nrel + 1);
   st->relations[st->nrel++] = r;
 }
 
@@ -180,7 +172,7 @@ static Expr *split_amount(Stage *st, const IterVar *parent, Expr *factor, Expr *
   }
   DType t = parent->var->dtype;
   if (dt_eq(f->dtype, t)) return f;
-  return ir_as_int(f, &k) ? sched_const(st->sched->arena, t, k) : ir_cast(st->sched->arena, t, f);
+  return arith_cast(st->sched->arena, t, f);
 }
 
 /* Records a split already checked: parent at leaf position pos. */
@@ -388,12 +380,7 @@ const IterVarAttr *sched_iter_attr(const Stage *st, const IterVar *iv) {
 static IterVarAttr *attr_of(Stage *st, IterVar *iv) {
   IterVarAttr *at = (IterVarAttr *)sched_iter_attr(st, iv);
   if (at) return at;
-  if (st->nattr == st->cap_attr) {
-    int ncap = st->cap_attr ? st->cap_attr * 2 : 8;
-    st->attrs = arena_realloc(st->sched->arena, st->attrs, (size_t)st->cap_attr * sizeof *at,
-                              (size_t)ncap * sizeof *at);
-    st->cap_attr = ncap;
-  }
+  VEC_GROW(st->sched->arena, st->attrs, st->cap_attr, st->nattr + 1);
   at = &st->attrs[st->nattr++];
   *at = (IterVarAttr){.iv = iv, .for_kind = FOR_SERIAL};
   return at;

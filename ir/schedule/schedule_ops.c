@@ -31,11 +31,7 @@ typedef struct Nest {
 } Nest;
 
 static void push(Nest *n, Wrap w) {
-  if (n->n == n->cap) {
-    int ncap = n->cap ? n->cap * 2 : 16;
-    n->w = arena_realloc(n->arena, n->w, (size_t)n->cap * sizeof w, (size_t)ncap * sizeof w);
-    n->cap = ncap;
-  }
+  VEC_GROW(n->arena, n->w, n->cap, n->n + 1);
   n->w[n->n++] = w;
 }
 
@@ -105,10 +101,10 @@ static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at,
   push(n, (Wrap){.kind = WRAP_FOR,
                  .level = level,
                  .var = idx,
-                 .min = sched_const(a, idx->dtype, 0),
+                 .min = arith_const(a, idx->dtype, 0),
                  .extent = dom.extent,
                  .fkind = k});
-  Expr *value = sched_add(a, dom.min, ir_varref(a, idx));
+  Expr *value = arith_binary(a, EXPR_ADD, dom.min, ir_varref(a, idx));
   push(n, (Wrap){.kind = WRAP_LET, .level = level, .var = v, .min = value});
   return value;
 }
@@ -127,7 +123,7 @@ static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range
                  .value = dom.extent});
   if (!virt && ir_is_const_int(dom.extent, 1)) return dom.min;
   Expr *v = as_dtype(a, ir_varref(a, thread->var), iv->var->dtype);
-  return ir_is_const_int(dom.min, 0) ? v : sched_add(a, v, dom.min);
+  return ir_is_const_int(dom.min, 0) ? v : arith_binary(a, EXPR_ADD, v, dom.min);
 }
 
 /* Loops for leaves [begin, nleaf) into n, their values into values (IterVar * -> Expr *),
@@ -137,8 +133,8 @@ static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool ini
   Arena *a = b->arena;
   for (int i = begin; i < ls->nleaf; i++) {
     IterVar *iv = ls->leaf[i];
-    if ((skip && sched_map_get(skip, iv)) || iv->kind == ITER_OPAQUE) {
-      sched_map_put(values, iv, ir_varref(a, iv->var));
+    if ((skip && ptrmap_get(skip, iv)) || iv->kind == ITER_OPAQUE) {
+      ptrmap_put(values, iv, ir_varref(a, iv->var));
       continue;
     }
     const IterVarAttr *at = sched_leaf_attr(ls, iv);
@@ -146,7 +142,7 @@ static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool ini
     Range dom = sched_dom(b, iv);
     Expr *v =
         thread ? thread_loop(n, i + 1, iv, thread, dom) : serial_loop(n, i + 1, iv, at, dom, init);
-    sched_map_put(values, iv, v);
+    ptrmap_put(values, iv, v);
     if (!init)
       push(n, (Wrap){.kind = WRAP_ATTR,
                      .level = i + 1,
@@ -172,7 +168,7 @@ static void add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, b
 static Stmt *substitute(Arena *a, Stmt *s, const PtrMap *values) {
   VarMap *map = arena_alloc(a, (size_t)(values->n + 1) * sizeof *map);
   int n = 0;
-  for (int i = 0; i < values->cap; i++)
+  for (size_t i = 0; i < values->cap; i++)
     if (values->keys[i]) {
       const IterVar *iv = values->keys[i];
       Expr *to = values->vals[i];
@@ -226,26 +222,26 @@ static void reduction(Arena *a, const LStage *ls, Stmt **init, Stmt **update) {
 /* The first leaf a reduce axis feeds: loops before it hold the init statement too. */
 static int first_reduce_loop(const LStage *ls, PtrMap *state) {
   const Operation *op = ls->st->op;
-  for (int i = 0; i < op->nreduce; i++) sched_map_put(state, op->reduce_axis[i], (void *)2);
-  for (int i = 0; i < op->naxis; i++) sched_map_put(state, op->axis[i], (void *)1);
+  for (int i = 0; i < op->nreduce; i++) ptrmap_put(state, op->reduce_axis[i], (void *)2);
+  for (int i = 0; i < op->naxis; i++) ptrmap_put(state, op->axis[i], (void *)1);
   sched_pass_down_mask(ls, state);
   for (int i = 0; i < ls->nleaf; i++)
-    if ((intptr_t)sched_map_get(state, ls->leaf[i]) & 2) return i;
+    if ((intptr_t)ptrmap_get(state, ls->leaf[i]) & 2) return i;
   return ls->nleaf;
 }
 
 static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, PtrMap *values) {
   Arena *a = b->arena;
   PtrMap state, skip, init_values;
-  sched_map_init(&state, a);
-  sched_map_init(&skip, a);
-  sched_map_init(&init_values, a);
+  ptrmap_init(&state, a);
+  ptrmap_init(&skip, a);
+  ptrmap_init(&init_values, a);
   int begin = first_reduce_loop(ls, &state);
-  for (int i = 0; i < state.cap; i++)
+  for (size_t i = 0; i < state.cap; i++)
     if (state.keys[i] && (intptr_t)state.vals[i] == 2)
-      sched_map_put(&skip, state.keys[i], (void *)1);
+      ptrmap_put(&skip, state.keys[i], (void *)1);
   for (int i = 0; i < begin; i++)
-    sched_map_put(&init_values, ls->leaf[i], sched_map_get(values, ls->leaf[i]));
+    ptrmap_put(&init_values, ls->leaf[i], ptrmap_get(values, ls->leaf[i]));
   Nest init_nest = {a, 0, 0, NULL};
   make_loop_nest(b, ls, begin, true, &skip, &init_values, &init_nest);
   add_guards(b, ls, &init_values, true, &skip, &init_nest);
@@ -260,7 +256,7 @@ static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, Ptr
 static Stmt *build_provide(SchedBounds *b, const LStage *ls) {
   Arena *a = b->arena;
   PtrMap values;
-  sched_map_init(&values, a);
+  ptrmap_init(&values, a);
   Nest main = {a, 0, 0, NULL};
   make_loop_nest(b, ls, 0, false, NULL, &values, &main);
   add_guards(b, ls, &values, false, NULL, &main);
@@ -345,19 +341,14 @@ static Stmt *post_stmt(IrMutator *m, Stmt *s) {
     return ir_mutate_children_stmt(m, s);
   for (int i = 0; i < pp->n; i++)
     if (pp->threads[i] == s->u.attr.node) return ir_mutate_stmt(m, s->u.attr.body);
-  if (pp->n == pp->cap) {
-    int ncap = pp->cap ? pp->cap * 2 : 8;
-    pp->threads = arena_realloc(m->arena, pp->threads, (size_t)pp->cap * sizeof(void *),
-                                (size_t)ncap * sizeof(void *));
-    pp->cap = ncap;
-  }
+  VEC_GROW(m->arena, pp->threads, pp->cap, pp->n + 1);
   pp->threads[pp->n++] = s->u.attr.node;
   Stmt *r = ir_mutate_children_stmt(m, s);
   pp->n--;
   return r;
 }
 
-Stmt *sched_schedule_ops(SchedBounds *b) {
+static Stmt *schedule_ops(SchedBounds *b) {
   Arena *a = b->arena;
   Stmt *body = NULL;
   for (int i = b->sch->nstages - 1; i >= 0; i--) {
@@ -379,4 +370,12 @@ Stmt *sched_schedule_ops(SchedBounds *b) {
   if (!body) return ir_seq(a, 0, NULL);
   PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
   return sched_restore_tensors(b->sch, a, ir_mutate_stmt(&pp.m, body));
+}
+
+Stmt *sched_schedule_ops(SchedBounds *b) {
+  b->fold = arith_new(b->arena);
+  Stmt *body = schedule_ops(b);
+  arith_free(b->fold);
+  b->fold = NULL;
+  return body;
 }

@@ -1,7 +1,9 @@
 /* test_storage_rewrite.c: tir.StorageRewrite (ir/pass/storage_rewrite.c): allocations lift to
  * the top or to the outermost thread scope, storage is shared between lifetimes that do not
  * overlap and taken over in place by elementwise statements, and what must not move or be
- * shared (loop-dependent sizes, local memory, other dtypes, small arrays) is left alone. */
+ * shared (loop-dependent sizes, local memory, other dtypes, small arrays) is left alone; a
+ * long chain of nested allocations keeps what it computes. */
+#include "tests/unit/pass/ir_eval.h"
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *m, *i, *j;
@@ -207,6 +209,33 @@ static void test_storage_rewrite_threads(void) {
   CHECK(strstr(ps(rewrite(t)), "allocate(G2") != NULL);
 }
 
+/* Forty nested allocations, each read by the next: the walk meets each one's accesses before
+ * the next allocation, past several growths of the allocation table, and the program still
+ * computes Out[j] = j + 39 after storage is shared. */
+static void test_storage_rewrite_chain(void) {
+  enum { NCHAIN = 40, LEN = 64 };
+  Buffer *b[NCHAIN], *o = buffer("O", DT_I32);
+  char names[NCHAIN][8];
+  for (int k = 0; k < NCHAIN; k++) {
+    snprintf(names[k], sizeof names[k], "B%d", k);
+    b[k] = buffer(names[k], DT_I32);
+  }
+  Stmt *s = loop(j, I(LEN), st(o, V(j), ld(b[NCHAIN - 1], V(j))));
+  for (int k = NCHAIN - 1; k >= 0; k--) {
+    Expr *v = k ? add(ld(b[k - 1], V(i)), I(1)) : V(i);
+    s = alloc(b[k], I(LEN), "global", seq2(loop(i, I(LEN), st(b[k], V(i), v)), s));
+  }
+  Stmt *r = rewrite(s);
+  int32_t got[LEN];
+  int32_t *data[1] = {got};
+  int64_t n[1] = {LEN};
+  CHECK(eval_run(r, 1, &o, data, n));
+  bool right = true;
+  for (int k = 0; k < LEN; k++) right &= got[k] == k + NCHAIN - 1;
+  CHECK(right);
+  CHECK(strstr(ps(r), "allocate(B1:") == NULL); /* storage was shared */
+}
+
 int main(void) {
   arena_init(&A);
   m = var("m");
@@ -218,6 +247,7 @@ int main(void) {
   test_storage_rewrite_inplace();
   test_storage_rewrite_symbolic();
   test_storage_rewrite_threads();
+  test_storage_rewrite_chain();
   sb_free(&sb);
   arena_free(&A);
   return finish();

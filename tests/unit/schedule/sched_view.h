@@ -14,12 +14,12 @@ static Diag view_diag;
 HELPER SchedBounds *normalized(Schedule *s) {
   SchedBounds *b = arena_alloc(&A, sizeof *b);
   diag_clear(&view_diag);
-  *b = (SchedBounds){.arena = &A, .sch = s, .diag = &view_diag};
-  sched_map_init(&b->op_index, &A);
-  sched_map_init(&b->dom, &A);
-  sched_map_init(&b->var_set, &A);
-  sched_map_init(&b->bind, &A);
-  sched_map_init(&b->thread_stage, &A);
+  *b = (SchedBounds){.arena = &A, .sch = s, .diag = &view_diag, .fold = arith_new(&A)};
+  ptrmap_init(&b->op_index, &A);
+  ptrmap_init(&b->dom, &A);
+  ptrmap_init(&b->var_set, &A);
+  ptrmap_init(&b->bind, &A);
+  ptrmap_init(&b->thread_stage, &A);
   return sched_normalize(b) ? b : NULL;
 }
 

@@ -33,7 +33,7 @@ static const char *dom(SchedBounds *b, const IterVar *iv) { return pr(sched_dom(
 
 /* "[min, max]" of iv's set in sets */
 static const char *set_text(const PtrMap *sets, const IterVar *iv) {
-  IntSet *p = sched_map_get(sets, iv);
+  IntSet *p = ptrmap_get(sets, iv);
   reset();
   if (!p) return "none";
   sb_putc(&sb, '[');
@@ -134,11 +134,11 @@ static void test_message_passing_down_fuse_rebase(void) {
   CHECK_TEXT(dom(v, lb->leaf[1]), "[0, 7]");
   /* and its value back up is the copy's plus that minimum */
   PtrMap values;
-  sched_map_init(&values, &A);
-  for (int i = 0; i < 2; i++) sched_map_put(&values, lb->leaf[i], V(lb->leaf[i]->var));
+  ptrmap_init(&values, &A);
+  for (int i = 0; i < 2; i++) ptrmap_put(&values, lb->leaf[i], V(lb->leaf[i]->var));
   sched_pass_up_index(v, lb, &values);
-  CHECK_TEXT(pe(sched_map_get(&values, axis_of(b, 0))), "(i + 2)");
-  CHECK_TEXT(pe(sched_map_get(&values, axis_of(b, 1))), "(j + 5)");
+  CHECK_TEXT(pe(ptrmap_get(&values, axis_of(b, 0))), "(i + 2)");
+  CHECK_TEXT(pe(ptrmap_get(&values, axis_of(b, 1))), "(j + 5)");
 }
 
 /* A thread bound in two stages must have one extent. */
@@ -169,20 +169,20 @@ static void test_message_passing_up_index(void) {
   CHECK(v && f && sched_pass_down_domain(v, view_of(v, b), NULL));
   if (!v || !f) return;
   PtrMap values;
-  sched_map_init(&values, &A);
-  sched_map_put(&values, xo, V(xo->var));
-  sched_map_put(&values, f, V(f->var));
+  ptrmap_init(&values, &A);
+  ptrmap_put(&values, xo, V(xo->var));
+  ptrmap_put(&values, f, V(f->var));
   sched_pass_up_index(v, view_of(v, b), &values);
-  CHECK_TEXT(pe(sched_map_get(&values, xi)), "floordiv(i.inner.j.fused, 16)");
-  CHECK_TEXT(pe(sched_map_get(&values, axis_of(b, 1))), "floormod(i.inner.j.fused, 16)");
-  CHECK_TEXT(pe(sched_map_get(&values, axis_of(b, 0))),
+  CHECK_TEXT(pe(ptrmap_get(&values, xi)), "floordiv(i.inner.j.fused, 16)");
+  CHECK_TEXT(pe(ptrmap_get(&values, axis_of(b, 1))), "floormod(i.inner.j.fused, 16)");
+  CHECK_TEXT(pe(ptrmap_get(&values, axis_of(b, 0))),
              "((i.outer*32) + floordiv(i.inner.j.fused, 16))");
   /* a leaf without a value leaves its root without one */
   PtrMap some;
-  sched_map_init(&some, &A);
-  sched_map_put(&some, f, V(f->var));
+  ptrmap_init(&some, &A);
+  ptrmap_put(&some, f, V(f->var));
   sched_pass_up_index(v, view_of(v, b), &some);
-  CHECK(sched_map_get(&some, axis_of(b, 0)) == NULL && sched_map_get(&some, xi) != NULL);
+  CHECK(ptrmap_get(&some, axis_of(b, 0)) == NULL && ptrmap_get(&some, xi) != NULL);
 }
 
 static void test_message_passing_up_domain(void) {
@@ -198,26 +198,26 @@ static void test_message_passing_up_domain(void) {
   LStage *lb = view_of(v, b);
   PtrMap sets;
   /* the second row exactly: one outer value, the whole inner range */
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, f, set_ptr((IntSet){I(16), I(31)}));
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, f, set_ptr((IntSet){I(16), I(31)}));
   sched_pass_up_domain(v, lb, &sets);
   CHECK_TEXT(set_text(&sets, axis_of(b, 0)), "[1, 1]");
   CHECK_TEXT(set_text(&sets, axis_of(b, 1)), "[0, 15]");
   /* half a row: inside it */
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, f, set_ptr((IntSet){I(24), I(31)}));
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, f, set_ptr((IntSet){I(24), I(31)}));
   sched_pass_up_domain(v, lb, &sets);
   CHECK_TEXT(set_text(&sets, axis_of(b, 0)), "[1, 1]");
   CHECK_TEXT(set_text(&sets, axis_of(b, 1)), "[8, 15]");
   /* across two rows: whole rows */
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, f, set_ptr((IntSet){I(8), I(23)}));
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, f, set_ptr((IntSet){I(8), I(23)}));
   sched_pass_up_domain(v, lb, &sets);
   CHECK_TEXT(set_text(&sets, axis_of(b, 0)), "[0, 1]");
   CHECK_TEXT(set_text(&sets, axis_of(b, 1)), "[0, 15]");
   /* one point */
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, f, set_ptr(sched_set_point(I(37))));
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, f, set_ptr(sched_set_point(I(37))));
   sched_pass_up_domain(v, lb, &sets);
   CHECK_TEXT(set_text(&sets, axis_of(b, 0)), "[2, 2]");
   CHECK_TEXT(set_text(&sets, axis_of(b, 1)), "[5, 5]");
@@ -231,9 +231,9 @@ static void test_message_passing_up_domain(void) {
   v = with_roots(s2);
   CHECK(v && sched_pass_down_domain(v, view_of(v, c), NULL));
   if (!v) return;
-  sched_map_init(&sets, &A);
-  sched_map_put(&sets, xo, set_ptr(sched_set_point(V(xo->var))));
-  sched_map_put(&sets, xi, set_ptr(sched_set_range(&A, sched_dom(v, xi))));
+  ptrmap_init(&sets, &A);
+  ptrmap_put(&sets, xo, set_ptr(sched_set_point(V(xo->var))));
+  ptrmap_put(&sets, xi, set_ptr(sched_set_range(v->fold, sched_dom(v, xi))));
   sched_pass_up_domain(v, view_of(v, c), &sets);
   CHECK_TEXT(set_text(&sets, axis_of(c, 0)), "[(i.outer*2), ((i.outer*2) + 1)]");
 }
@@ -246,13 +246,13 @@ static void test_message_passing_down_mask(void) {
   CHECK(v && f);
   if (!v || !f) return;
   PtrMap state;
-  sched_map_init(&state, &A);
-  sched_map_put(&state, axis_of(b, 0), (void *)1);
-  sched_map_put(&state, axis_of(b, 1), (void *)2);
+  ptrmap_init(&state, &A);
+  ptrmap_put(&state, axis_of(b, 0), (void *)1);
+  ptrmap_put(&state, axis_of(b, 1), (void *)2);
   sched_pass_down_mask(view_of(v, b), &state);
-  CHECK((intptr_t)sched_map_get(&state, xo) == 1);
-  CHECK((intptr_t)sched_map_get(&state, xi) == 1);
-  CHECK((intptr_t)sched_map_get(&state, f) == 3);
+  CHECK((intptr_t)ptrmap_get(&state, xo) == 1);
+  CHECK((intptr_t)ptrmap_get(&state, xi) == 1);
+  CHECK((intptr_t)ptrmap_get(&state, f) == 3);
 }
 
 /* The guards of a split: the value of its parent under the parent's extent, unless proven. */
@@ -266,12 +266,12 @@ static const char *guards(int extent, int factor, bool skip_parent) {
   SchedBounds *v = with_roots(s);
   if (!v || !sched_pass_down_domain(v, view_of(v, b), NULL)) return "no view";
   PtrMap values, skip;
-  sched_map_init(&values, &A);
-  sched_map_init(&skip, &A);
-  sched_map_put(&values, xo, V(xo->var));
-  sched_map_put(&values, xi, V(xi->var));
+  ptrmap_init(&values, &A);
+  ptrmap_init(&skip, &A);
+  ptrmap_put(&values, xo, V(xo->var));
+  ptrmap_put(&values, xi, V(xi->var));
   sched_pass_up_index(v, view_of(v, b), &values);
-  if (skip_parent) sched_map_put(&skip, axis_of(b, 0), (void *)1);
+  if (skip_parent) ptrmap_put(&skip, axis_of(b, 0), (void *)1);
   Expr **out;
   int n = sched_make_bound_check(v, view_of(v, b), &values, false, &skip, &out);
   static char text[256];

@@ -73,8 +73,8 @@ static void test_normalize_split_and_bound(void) {
   lb = view_of(v, b);
   CHECK(lb->leaf[0] == axis_of(b, 0) && lb->leaf[1] != axis_of(b, 1));
   CHECK(lb->nrel == 1 && lb->rel[0].parent == axis_of(b, 1));
-  CHECK(sched_map_get(&v->bind, axis_of(b, 0)) == tx);
-  CHECK(sched_map_get(&v->bind, axis_of(b, 1)) == NULL);
+  CHECK(ptrmap_get(&v->bind, axis_of(b, 0)) == tx);
+  CHECK(ptrmap_get(&v->bind, axis_of(b, 1)) == NULL);
   CHECK(sched_leaf_attr(lb, lb->leaf[1]) == NULL); /* no attributes on j */
 }
 
