@@ -7,8 +7,6 @@
 #include <stddef.h>
 
 #include "frontend/lang/parse.h"
-#include "frontend/lang/value.h"
-#include "ir/support.h"
 #include "parser.h"
 
 /* Limits that turn hostile input into a SyntaxError instead of a stack overflow. */
@@ -101,7 +99,11 @@ bool lex_check_utf8(ParseCtx *ctx, const char *text, size_t len);
 
 /* Records the first error of the parse; always returns false. */
 bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fmt, ...)
-    TES_PRINTF(5, 6);
+    __attribute__((format(printf, 5, 6)));
+/* A state no input reaches: the parse fails with an internal error that asks for a report, as
+ * ir/support.h's TES_UNREACHABLE would say, but the REPL lives on. Always returns false. */
+#define LEX_UNREACHABLE(ctx) lex_unreachable((ctx), __FILE__, __LINE__)
+bool lex_unreachable(ParseCtx *ctx, const char *file, int line);
 SrcLoc lex_loc(const ParseCtx *ctx, int line, int col);
 
 /* Joins adjacent literals into one STR, or one FSTR if any is an f-string. NULL on error. */

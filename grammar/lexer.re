@@ -28,6 +28,12 @@ bool lex_error(ParseCtx *ctx, int line, int col, bool incomplete, const char *fm
   return false;
 }
 
+bool lex_unreachable(ParseCtx *ctx, const char *file, int line) {
+  return lex_error(ctx, 1, 1, false,
+                   "internal error at %s:%d: unreachable (a bug in tes, not in your script)", file,
+                   line);
+}
+
 static int col_at(const Lexer *lx, const char *p) { return (int)(p - lx->line_start) + lx->col0; }
 
 /* p is just past a '\n'. */

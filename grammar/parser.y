@@ -780,7 +780,7 @@ static Node *compfor_new(Lexer *lx, Node *target, Node *iter, TES_YYLTYPE l) {
 }
 
 /* What a target is called in Python's messages, or NULL if it may be assigned to. */
-static const char *target_name(const Node *t) {
+static const char *target_name(Lexer *lx, const Node *t) {
   switch (t->kind) {
   case AST_NAME:
   case AST_ATTR:
@@ -850,7 +850,8 @@ static const char *target_name(const Node *t) {
   case AST_KIND_COUNT:
     break;
   }
-  TES_UNREACHABLE();
+  LEX_UNREACHABLE(lx->ctx); /* statements are never targets */
+  return "statement";
 }
 
 static bool check_unpack(Lexer *lx, Node *t, TargetUse use) {
@@ -868,7 +869,7 @@ static bool check_unpack(Lexer *lx, Node *t, TargetUse use) {
 }
 
 static bool check_target(Lexer *lx, Node *t, TargetUse use) {
-  const char *what = target_name(t);
+  const char *what = target_name(lx, t);
   if (use == USE_AUG && (t->kind == AST_TUPLE || t->kind == AST_LIST))
     what = t->kind == AST_TUPLE ? "tuple" : "list";
   if (!what) return (t->kind == AST_TUPLE || t->kind == AST_LIST) ? check_unpack(lx, t, use) : true;
@@ -924,12 +925,13 @@ static Node *keyword(Lexer *lx, Node *name, Node *value, TES_YYLTYPE l) {
 /* Python's order: positional and *x, then name=x and **x, with no positional after **x. */
 static bool call_args_check(Lexer *lx, NodeList args) {
   bool named = false, dstar = false;
-  SymAt *kws = xmalloc(sizeof(SymAt) * (size_t)(args.n + 1));
+  SymAt *kws = NULL; /* in the unit's arena: only calls with keywords pay for it */
   int nkw = 0;
   for (int i = 0; i < args.n; i++) {
     Node *a = args.items[i];
     bool kw = a->kind == AST_KEYWORD;
     const char *msg = NULL;
+    if (kw && a->u.kw.name && !kws) kws = arena_alloc(A, sizeof(SymAt) * (size_t)(args.n - i));
     if (kw && a->u.kw.name)
       named = true, kws[nkw++] = (SymAt){a->u.kw.name, i};
     else if (kw)
@@ -940,14 +942,13 @@ static bool call_args_check(Lexer *lx, NodeList args) {
       msg = "positional argument follows keyword argument unpacking";
     else if (a->kind != AST_STARRED && named)
       msg = "positional argument follows keyword argument";
-    if (msg) return free(kws), fail_node(lx, a, msg);
+    if (msg) return fail_node(lx, a, msg);
   }
-  int rep = first_repeat(kws, nkw);
-  free(kws);
+  int rep = nkw < 2 ? -1 : first_repeat(kws, nkw);
   if (rep < 0) return true;
   Node *a = args.items[rep];
   return lex_error(lx->ctx, a->loc.line, a->loc.col, false, "keyword argument repeated: %s",
-                   SYM_STR(a->u.kw.name));
+                   sym_text(a->u.kw.name));
 }
 
 static Node *call_new(Lexer *lx, Node *fn, NodeList args, TES_YYLTYPE l) {
@@ -997,20 +998,19 @@ static bool params_order(Lexer *lx, ParamList ps) {
       after_dstar = true;
       break;
     case PARAM_KWONLY:
-      TES_UNREACHABLE(); /* the grammar makes only the other three */
+      return LEX_UNREACHABLE(lx->ctx); /* the grammar makes only the other three */
     }
   }
   return true;
 }
 
 static bool params_unique(Lexer *lx, ParamList ps) {
-  SymAt *v = xmalloc(sizeof(SymAt) * (size_t)(ps.n + 1));
+  SymAt *v = arena_alloc(A, sizeof(SymAt) * (size_t)(ps.n + 1));
   for (int i = 0; i < ps.n; i++) v[i] = (SymAt){ps.v[i].name, i};
   int rep = first_repeat(v, ps.n);
-  free(v);
   if (rep < 0) return true;
   return lex_error(lx->ctx, ps.v[rep].loc.line, ps.v[rep].loc.col, false,
-                   "duplicate argument '%s' in function definition", SYM_STR(ps.v[rep].name));
+                   "duplicate argument '%s' in function definition", sym_text(ps.v[rep].name));
 }
 
 static Node *func_new(Lexer *lx, AstKind kind, Sym *name, ParamList ps, TES_YYLTYPE l) {
@@ -1033,11 +1033,11 @@ static SymList syms_push(Lexer *lx, SymList s, Sym *name, TES_YYLTYPE l) {
 
 static const char *dotted(Lexer *lx, SymList s) {
   size_t len = 0;
-  for (int i = 0; i < s.n; i++) len += strlen(SYM_STR(s.v[i])) + 1;
+  for (int i = 0; i < s.n; i++) len += strlen(sym_text(s.v[i])) + 1;
   char *buf = arena_alloc(A, len), *o = buf;
   for (int i = 0; i < s.n; i++) {
-    size_t k = strlen(SYM_STR(s.v[i]));
-    memcpy(o, SYM_STR(s.v[i]), k);
+    size_t k = strlen(sym_text(s.v[i]));
+    memcpy(o, sym_text(s.v[i]), k);
     o += k;
     *o++ = i + 1 < s.n ? '.' : 0;
   }
@@ -1319,7 +1319,7 @@ static bool check_tree(ParseCtx *c, Node *n, int depth, unsigned fl) {
   case AST_KIND_COUNT:
     break;
   }
-  TES_UNREACHABLE();
+  return LEX_UNREACHABLE(c);
 }
 
 static bool check_bigints(ParseCtx *c) {
@@ -1363,7 +1363,8 @@ Unit *parse_source(Source *src, ParseError *err) {
   if (nul) {
     locate_nul(&ctx, src->text, nul);
   } else if (lex_check_utf8(&ctx, src->text, src->len)) {
-    Lexer *lx = xmalloc(sizeof *lx); /* a few KB: keep it off the caller's stack */
+    /* a few KB: off the caller's stack, in the unit's arena, which has room for it */
+    Lexer *lx = arena_alloc(&u->arena, sizeof *lx);
     lex_init(lx, &ctx, src->text, LEX_FILE, 1, 1);
     int r = tes_yyparse(lx);
     if (r != 0 && !ctx.failed) lex_error(&ctx, 1, 1, false, "invalid syntax");
@@ -1371,7 +1372,6 @@ Unit *parse_source(Source *src, ParseError *err) {
       u->root->u.list = lx->stmts;
       if (check_tree(&ctx, u->root, 0, 0)) check_bigints(&ctx);
     }
-    free(lx);
   }
   if (!ctx.failed) return u;
   unit_decref(u);

@@ -1,4 +1,5 @@
-/* dtype.c: dtype names, read and written in TVM's spelling ("float32x4", "bool", "handle"). */
+/* dtype.c: dtype names, read and written in TVM's spelling ("float32x4", "bool", "handle"),
+ * and C's names for them. */
 #include "ir/dtype.h"
 
 #include <stdio.h>
@@ -115,4 +116,23 @@ char *dt_name(DType t, char buf[32]) {
   if (t.code != DT_BOOL || t.lanes != 1) n += snprintf(buf + n, 32 - n, "%d", t.bits);
   if (t.lanes != 1) snprintf(buf + n, 32 - n, "x%d", t.lanes);
   return buf;
+}
+
+const char *dt_c_name(DType t, bool abi) {
+  static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+  static const char *const uints[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
+  switch ((DTypeCode)t.code) {
+  case DT_INT:
+    return ints[k];
+  case DT_UINT:
+    return uints[k];
+  case DT_FLOAT:
+    return t.bits == 16 ? (abi ? "uint16_t" : "_Float16") : t.bits == 32 ? "float" : "double";
+  case DT_BOOL:
+    return abi ? "uint8_t" : "bool";
+  case DT_HANDLE:
+    return abi ? "void" : "void *";
+  }
+  TES_UNREACHABLE();
 }

@@ -37,5 +37,10 @@ static inline bool dt_is_bool(DType t) { return t.code == DT_BOOL; }
 bool dt_parse(const char *name, DType *out);
 /* The canonical name ("float32x4", "bool", "handle") into buf; returns buf. */
 char *dt_name(DType t, char buf[32]);
+/* C's name for an element type: as C source writes it (`_Float16`, `bool`, `void *`), or, abi
+ * true, as an exported library's header declares it, where float16 travels as its bits
+ * (`uint16_t`), bool as a byte (`uint8_t`) and a handle is the pointee `void`. The C back end
+ * and the LLVM back end's exported headers both write it. */
+const char *dt_c_name(DType t, bool abi);
 
 #endif

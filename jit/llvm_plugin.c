@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/diag.h"
 #include "ir/strbuf.h"
 #include "ir/support.h"
 

@@ -58,26 +58,7 @@ static const char *name_of(CPrinter *p, const Var *v) {
   return p->names[p->nnames++].name;
 }
 
-const char *cg_c_type_name(DType t, bool abi) {
-  static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
-  static const char *const uints[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
-  int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
-  switch ((DTypeCode)t.code) {
-  case DT_INT:
-    return ints[k];
-  case DT_UINT:
-    return uints[k];
-  case DT_FLOAT:
-    return t.bits == 16 ? (abi ? "uint16_t" : "_Float16") : t.bits == 32 ? "float" : "double";
-  case DT_BOOL:
-    return abi ? "uint8_t" : "bool";
-  case DT_HANDLE:
-    return abi ? "void" : "void *";
-  }
-  TES_UNREACHABLE();
-}
-
-static const char *c_type(DType t) { return cg_c_type_name(t, false); }
+static const char *c_type(DType t) { return dt_c_name(t, false); }
 
 static void line(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
 static void line(CPrinter *p, const char *fmt, ...) {

@@ -14,9 +14,4 @@
  * C cannot say here ("not supported yet: ..."). */
 char *cg_c_source(const LoweredFunc *f, Diag *d);
 
-/* C's name for an element type: as the C source writes it (`_Float16`, `bool`, `void *`), or,
- * abi true, as an exported library's header declares it, where float16 travels as its bits
- * (`uint16_t`), bool as a byte (`uint8_t`) and a handle is the pointee `void`. */
-const char *cg_c_type_name(DType t, bool abi);
-
 #endif

@@ -12,7 +12,6 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "backends/c/codegen_c.h"
 #include "backends/llvm/codegen_llvm_impl.h"
 #include "ir/printer.h"
 
@@ -336,7 +335,7 @@ static bool c_identifier(const char *s) {
 }
 
 /* C's name for an element type in the exported header (float16 as its bits, bool a byte). */
-static const char *c_type(DType t) { return cg_c_type_name(t, true); }
+static const char *c_type(DType t) { return dt_c_name(t, true); }
 
 /* A buffer's name as a C parameter: what is not a letter, digit or _ becomes _. */
 static void c_param_name(StrBuf *b, const LoweredFunc *f, int i) {

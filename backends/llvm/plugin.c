@@ -1,6 +1,9 @@
-/* plugin.c: the one symbol libtes-llvm.so exports (jit/llvm_plugin.h): the table of the LLVM
- * back end's and the JIT's functions. */
-#include "jit/llvm_plugin.h"
+/* plugin.c: the one symbol libtes-llvm.so exports (jit/plugin_api.h): the table of the LLVM
+ * back end's and the JIT's functions. The plugin's composition root, as frontend/main.c is the
+ * executable's: the one file of backends/ that sees jit/ (tests/tools/check_arrows.py). */
+#include "backends/llvm/codegen_llvm.h"
+#include "jit/jit.h"
+#include "jit/plugin_api.h"
 #include "jit/runtime.h"
 
 /* Generated code returns the code that the runtime's parallel loops pass on. */

@@ -11,7 +11,14 @@
 #include "ir/arena.h"
 
 typedef struct Value Value;
-typedef Value Sym; /* an interned, immortal str value (frontend/lang/value.h: sym_intern) */
+/* A name: an interned, immortal str value, so names compare by pointer. The parser sees only
+ * these functions of it (frontend/lang/value.c defines them); the interpreter reads the text
+ * with value.h's SYM_STR. */
+typedef Value Sym;
+Sym *sym_intern(const char *s, size_t len);
+Sym *sym_cstr(const char *s);
+const char *sym_text(const Sym *name);
+bool sym_is(const Sym *name, const char *s); /* name spells s */
 
 /* The text of one script, `-c` string or REPL input. Kept alive by every Unit and exception
  * that points into it, so a diagnostic can print its line long after parsing. */

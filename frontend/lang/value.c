@@ -553,6 +553,8 @@ void *val_obj_of(const Value *v, const ObjClass *cls) {
 
 bool sym_is(const Sym *name, const char *s) { return strcmp(SYM_STR(name), s) == 0; }
 
+const char *sym_text(const Sym *name) { return SYM_STR(name); }
+
 /* ---- type objects: one immortal value per TypeObj, so `type(x) is int` holds ---- */
 
 static struct {

@@ -311,11 +311,8 @@ Value *val_mem_error(Interp *I, double bytes); /* raises MemoryError; returns NU
 double val_mem_physical(void);                 /* bytes of physical memory */
 void val_mem_format(char buf[32], double bytes); /* "512 bytes", "74.5 GiB" */
 
-/* ---- interned names ---- */
-Sym *sym_intern(const char *s, size_t len);
-Sym *sym_cstr(const char *s);
-#define SYM_STR(sym) ((sym)->u.str.s)
-bool sym_is(const Sym *name, const char *s); /* name spells s */
+/* ---- interned names (sym_intern and the rest: ast.h) ---- */
+#define SYM_STR(sym) ((sym)->u.str.s) /* sym_text without the call */
 
 /* ---- sequences (list and tuple) ---- */
 #define VAL_SEQ_N(v) ((v)->u.list->n)

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "frontend/np/np_impl.h"
-#include "frontend/tvm/te.h"
 
 /* ---- names ---- */
 

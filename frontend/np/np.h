@@ -18,4 +18,10 @@ extern const Builtin bi_np_funcs[], bi_tvm_nd_funcs[], bi_tvm_testing_funcs[];
 int bi_np_module_init(Interp *I, Value *module);
 int bi_tvm_nd_module_init(Interp *I, Value *module);
 
+/* The integer a value of a room above this one stands for, or false: te's integer constants,
+ * which numpy takes in shapes and axes (np.zeros(A.shape)). np/ may not see te's expressions,
+ * so the tvm package sets the hook when it is imported, before any such value exists. */
+typedef bool (*NpIntHook)(Value *v, int64_t *out);
+void bi_np_set_int_hook(NpIntHook hook);
+
 #endif

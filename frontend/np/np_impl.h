@@ -222,8 +222,8 @@ Value *bi_np_scalar_repr(Interp *I, const NDArray *a);
 void bi_np_format_value(StrBuf *b, DType t, NpScalar v);
 
 /* ---- arguments (np/np.c) ---- */
-/* An int, a 0-d integer array (numpy's int64 scalar), or an integer constant of te (a
- * tensor's shape holds those). */
+/* An int, a 0-d integer array (numpy's int64 scalar), or what the int hook (np.h) takes: an
+ * integer constant of te (a tensor's shape holds those). */
 bool bi_np_int_of(Value *v, int64_t *out);
 /* A shape: an int or a sequence of ints (int constant expressions of te too). */
 int bi_np_shape_arg(Interp *I, Value *v, const char *fn, NpShape *out);

@@ -4,6 +4,7 @@
 #ifndef TES_TVM_BUILD_IMPL_H
 #define TES_TVM_BUILD_IMPL_H
 
+#include "backends/llvm/codegen_llvm.h"
 #include "frontend/tvm/build.h"
 #include "frontend/tvm/sched.h"
 #include "ir/lower.h"

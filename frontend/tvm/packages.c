@@ -14,9 +14,15 @@
 #define PENDING_MODULE(var, name, doc, pending)                                                    \
   const ModuleDef var = {name, NULL, NULL, doc, pending, NULL};
 
+/* Every submodule imports tvm first, so no te expression exists before numpy can read one. */
+static int tvm_init(Interp *I, Value *tvm) {
+  bi_np_set_int_hook(bi_te_int_of);
+  return bi_build_tvm_init(I, tvm);
+}
+
 const ModuleDef mod_tvm = {"tvm",
                            bi_tvm_funcs,
-                           bi_build_tvm_init,
+                           tvm_init,
                            "Apache TVM's tensor expression API",
                            "this part of the tvm API arrives with a later issue",
                            NULL};

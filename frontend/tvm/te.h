@@ -22,6 +22,7 @@ Value *bi_te_wrap_op(Operation *op);
 
 /* The node a value wraps, or NULL (nothing raised) when it wraps no such node. */
 Expr *bi_te_expr_of(Value *v);
+bool bi_te_int_of(Value *v, int64_t *out); /* an integer constant expression's value */
 IterVar *bi_te_itervar_of(Value *v);
 Tensor *bi_te_tensor_of(Value *v);
 Operation *bi_te_op_of(Value *v);

@@ -25,6 +25,10 @@ Value *bi_te_wrap_op(Operation *op) { return val_obj_new(op_class(op), op); }
 Value *bi_te_wrap_combiner(CommReducer *c) { return val_obj_new(&bi_te_combiner_class, c); }
 
 Expr *bi_te_expr_of(Value *v) { return val_obj_of(v, &bi_te_expr_class); }
+bool bi_te_int_of(Value *v, int64_t *out) {
+  Expr *e = bi_te_expr_of(v);
+  return e && dt_is_int(e->dtype) && ir_as_int(e, out);
+}
 IterVar *bi_te_itervar_of(Value *v) { return val_obj_of(v, &bi_te_itervar_class); }
 Tensor *bi_te_tensor_of(Value *v) { return val_obj_of(v, &bi_te_tensor_class); }
 Operation *bi_te_op_of(Value *v) {

@@ -2,7 +2,7 @@
  * schedules are printed, compiled by the system's C compiler (cc, or $CC) with warnings as
  * errors, loaded and called on seeded data, and compared with plain C loops: vector stores as
  * lane loops, a parallel loop, an allocation per iteration, a shape variable, floor division
- * and modulo of negative numbers, min, max and if_then_else. Also the type names, the C names
+ * and modulo of negative numbers, min, max and if_then_else. Also the C names
  * of variables (dots, two variables of one name), and what the target refuses. */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -58,20 +58,6 @@ static uint32_t next_rand(void) {
 
 static Tensor *placeholder_t(const char *name, DType t, int ndim, Expr **shape) {
   return ir_placeholder_op(&A, name, ndim, shape, t)->outputs[0];
-}
-
-static void test_codegen_c_type_names(void) {
-  CHECK(strcmp(cg_c_type_name(DT_F32, false), "float") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_MAKE(DT_FLOAT, 64, 1), false), "double") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_MAKE(DT_FLOAT, 16, 1), false), "_Float16") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_MAKE(DT_FLOAT, 16, 1), true), "uint16_t") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_MAKE(DT_INT, 8, 1), false), "int8_t") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_I64, true), "int64_t") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_MAKE(DT_UINT, 16, 1), false), "uint16_t") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_BOOL1, false), "bool") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_BOOL1, true), "uint8_t") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_HANDLE64, false), "void *") == 0);
-  CHECK(strcmp(cg_c_type_name(DT_HANDLE64, true), "void") == 0);
 }
 
 /* C = (A*3)*2 + float(B[j]) over (n, 16): the product in a buffer allocated per row (T
@@ -231,7 +217,6 @@ int main(void) {
     failed++;
     return finish();
   }
-  test_codegen_c_type_names();
   test_codegen_c_vector_parallel();
   test_codegen_c_integer_ops();
   test_codegen_c_names();

@@ -50,6 +50,21 @@ static void test_dtype_names(void) {
   CHECK(names_as(DT_HANDLE64, "handle"));
 }
 
+/* The C back end's source and an exported library's header (abi) name types differently. */
+static void test_dtype_c_names(void) {
+  CHECK(strcmp(dt_c_name(DT_MAKE(DT_INT, 8, 1), false), "int8_t") == 0);
+  CHECK(strcmp(dt_c_name(DT_MAKE(DT_UINT, 16, 1), true), "uint16_t") == 0);
+  CHECK(strcmp(dt_c_name(DT_I64, true), "int64_t") == 0);
+  CHECK(strcmp(dt_c_name(DT_F32, false), "float") == 0);
+  CHECK(strcmp(dt_c_name(DT_F64, true), "double") == 0);
+  CHECK(strcmp(dt_c_name(DT_MAKE(DT_FLOAT, 16, 1), false), "_Float16") == 0);
+  CHECK(strcmp(dt_c_name(DT_MAKE(DT_FLOAT, 16, 1), true), "uint16_t") == 0);
+  CHECK(strcmp(dt_c_name(DT_BOOL1, false), "bool") == 0);
+  CHECK(strcmp(dt_c_name(DT_BOOL1, true), "uint8_t") == 0);
+  CHECK(strcmp(dt_c_name(DT_HANDLE64, false), "void *") == 0);
+  CHECK(strcmp(dt_c_name(DT_HANDLE64, true), "void") == 0);
+}
+
 static void test_expr_kind_names(void) {
   CHECK(strcmp(ir_expr_kind_names[EXPR_INT], "INT") == 0);
   CHECK(strcmp(ir_expr_kind_names[EXPR_PRODUCER_LOAD], "PRODUCER_LOAD") == 0);
@@ -241,6 +256,7 @@ int main(void) {
   shape_mn[0] = ir_i32(&A, 4);
   shape_mn[1] = ir_i32(&A, 4);
   test_dtype_names();
+  test_dtype_c_names();
   test_expr_kind_names();
   test_expr_vars();
   test_expr_constants();
