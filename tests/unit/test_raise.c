@@ -8,15 +8,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/tvm/raise.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static Interp *I;
 static char text[4096];
@@ -66,6 +58,5 @@ int main(void) {
   test_internal_diag();
   test_empty_diag();
   interp_free(I);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

@@ -5,15 +5,7 @@
 
 #include "ir/diag.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 static bool refuse(Diag *d, int n) { return ir_error(d, "cannot split axis i%d", n); }
 
@@ -56,6 +48,5 @@ int main(void) {
   test_first_error_stays();
   test_internal_error();
   test_long_message_is_cut();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }

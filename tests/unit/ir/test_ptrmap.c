@@ -7,15 +7,7 @@
 
 #include "ir/ptrmap.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (cond)                                                                                      \
-      passed++;                                                                                    \
-    else                                                                                           \
-      failed++, printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                    \
-  } while (0)
+#include "tests/unit/check.h"
 
 enum { N = 1000 };
 static int keys[N], vals[N];
@@ -118,6 +110,5 @@ int main(void) {
   test_ptrmap_slot();
   test_ptrmap_walk();
   test_ptrmap_collisions();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return finish();
 }
