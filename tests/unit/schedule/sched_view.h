@@ -4,17 +4,32 @@
 #ifndef TES_TEST_SCHED_VIEW_H
 #define TES_TEST_SCHED_VIEW_H
 
+#include <stdlib.h>
+
 #include "ir/schedule/sched_impl.h"
 #include "tests/unit/schedule/sched_test.h"
 
 /* Where the views below report: what normalize or message passing refused. */
 static Diag view_diag;
 
+/* The index arithmetic's analyzer (knowing no variable), one for every view, freed at exit. */
+static Analyzer *view_fold;
+
+static void free_view_fold(void) { arith_free(view_fold); }
+
+HELPER Analyzer *fold(void) {
+  if (!view_fold) {
+    view_fold = arith_new(&A);
+    atexit(free_view_fold);
+  }
+  return view_fold;
+}
+
 /* s normalized, its maps empty but op_index and bind; NULL (view_diag set) when refused. */
 HELPER SchedBounds *normalized(Schedule *s) {
   SchedBounds *b = arena_alloc(&A, sizeof *b);
   diag_clear(&view_diag);
-  *b = (SchedBounds){.arena = &A, .sch = s, .diag = &view_diag, .fold = arith_new(&A)};
+  *b = (SchedBounds){.arena = &A, .sch = s, .diag = &view_diag, .fold = fold()};
   ptrmap_init(&b->op_index, &A);
   ptrmap_init(&b->dom, &A);
   ptrmap_init(&b->var_set, &A);
