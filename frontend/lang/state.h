@@ -60,7 +60,9 @@ typedef struct TesState {
 extern TesState *tes_G;
 
 TesState *tes_state_boot(void); /* opens a state no Interp holds yet */
-static inline TesState *tes_state(void) { return tes_G ? tes_G : tes_state_boot(); }
+static inline TesState *tes_state(void) {
+  return __builtin_expect(tes_G != NULL, 1) ? tes_G : tes_state_boot();
+}
 
 /* interp_new and interp_free: the first open makes the state (or adopts the booted one), the
  * last close frees every container left (cycles the collector cannot see included), then the

@@ -60,7 +60,7 @@ static Value *alloc_value(ValKind kind) {
 }
 
 static void release_cell(Value *v) {
-  TesState *G = tes_state();
+  TesState *G = tes_G; /* a value being freed was made, so there is a state */
   if (!VAL_FREELIST || G->n_free_cells >= FREELIST_MAX) {
     free(v);
     return;
@@ -225,7 +225,7 @@ static void free_now(TesState *G, Value *v) {
 }
 
 void val_free_(Value *v) {
-  TesState *G = tes_state();
+  TesState *G = tes_G;
   if (G->free_depth >= FREE_DEPTH_MAX) {
     if (G->free_queue_n == G->free_queue_cap) {
       G->free_queue_cap = G->free_queue_cap ? 2 * G->free_queue_cap : 256;
