@@ -19,7 +19,11 @@ const char *const ir_stmt_kind_names[STMT_KIND_COUNT] = {
 #undef IR_STMT_NAME
 };
 
-/* Var ids only order Vars; the interpreter is single-threaded, so a plain counter will do. */
+/* Var ids only order Vars (creation order, for canonical forms); the interpreter is
+ * single-threaded, so a plain counter will do. It stays process-wide rather than moving into the
+ * Arena or the frontend's state (frontend/lang/state.h): it holds no memory, so there is nothing
+ * for interp_free to release, and Vars of different arenas meet (a session's tensors in a
+ * lowering's statements), so a per-arena counter would give two of them one id. */
 static uint32_t next_var_id;
 
 static const char *copy_str(Arena *a, const char *s) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/lang/state.h"
 #include "frontend/lang/value_impl.h"
 
 /* Both kinds of row open with their name, so one walk over a table serves both. */
@@ -15,18 +16,9 @@ static const char *row_name(const void *table, size_t stride, size_t i) {
   return *(const char *const *)((const char *)table + i * stride);
 }
 
-/* The names of each table met so far, interned on first use (tables are static consts, so
- * they cannot hold them), keyed by the table's address. Interned names live as long as the
- * process, and so does this cache. */
-typedef struct TableNames {
-  const void *table;
-  Sym **syms; /* one per row, in row order */
-  size_t n;
-} TableNames;
-static struct {
-  TableNames *slots;
-  size_t mask, n;
-} cache;
+/* The names of each table met so far (TesState.names), interned on first use (tables are
+ * static consts, so they cannot hold them), keyed by the table's address. Interned names live
+ * as long as the state, and so does this cache. */
 
 static size_t table_slot(TableNames *slots, size_t mask, const void *table) {
   uint64_t h = (uint64_t)(uintptr_t)table * UINT64_C(0x9e3779b97f4a7c15);
@@ -35,27 +27,28 @@ static size_t table_slot(TableNames *slots, size_t mask, const void *table) {
   return j;
 }
 
-static void cache_grow(void) {
-  size_t size = cache.slots ? 2 * (cache.mask + 1) : 64;
+static void cache_grow(TesState *G) {
+  size_t size = G->names.slots ? 2 * (G->names.mask + 1) : 64;
   TableNames *slots = xcalloc(size, sizeof *slots);
-  for (size_t i = 0; cache.slots && i <= cache.mask; i++)
-    if (cache.slots[i].table)
-      slots[table_slot(slots, size - 1, cache.slots[i].table)] = cache.slots[i];
-  free(cache.slots);
-  cache.slots = slots;
-  cache.mask = size - 1;
+  for (size_t i = 0; G->names.slots && i <= G->names.mask; i++)
+    if (G->names.slots[i].table)
+      slots[table_slot(slots, size - 1, G->names.slots[i].table)] = G->names.slots[i];
+  free(G->names.slots);
+  G->names.slots = slots;
+  G->names.mask = size - 1;
 }
 
 static const TableNames *names_of(const void *table, size_t stride) {
-  if (!cache.slots || 2 * (cache.n + 1) > cache.mask) cache_grow();
-  TableNames *e = &cache.slots[table_slot(cache.slots, cache.mask, table)];
+  TesState *G = tes_state();
+  if (!G->names.slots || 2 * (G->names.n + 1) > G->names.mask) cache_grow(G);
+  TableNames *e = &G->names.slots[table_slot(G->names.slots, G->names.mask, table)];
   if (e->table) return e;
   size_t n = 0;
   while (row_name(table, stride, n)) n++;
   Sym **syms = xmalloc((n ? n : 1) * sizeof *syms);
   for (size_t i = 0; i < n; i++) syms[i] = sym_cstr(row_name(table, stride, i));
   *e = (TableNames){table, syms, n};
-  cache.n++;
+  G->names.n++;
   return e;
 }
 

@@ -7,19 +7,18 @@
  * kept alive. */
 #include <stdlib.h>
 
+#include "frontend/lang/state.h"
 #include "frontend/lang/value_impl.h"
 
-static GcHead tracked = {&tracked, &tracked, NULL, 0}; /* sentinel of a circular list */
-static int64_t n_tracked, n_after_last_collect;
-
 void gc_track(GcHead *h, Value *owner) {
+  TesState *G = tes_state();
   h->owner = owner;
   h->gc_refs = 0;
-  h->prev = tracked.prev;
-  h->next = &tracked;
-  tracked.prev->next = h;
-  tracked.prev = h;
-  n_tracked++;
+  h->prev = G->tracked.prev;
+  h->next = &G->tracked;
+  G->tracked.prev->next = h;
+  G->tracked.prev = h;
+  G->n_tracked++;
 }
 
 void gc_untrack(GcHead *h) {
@@ -27,10 +26,10 @@ void gc_untrack(GcHead *h) {
   h->prev->next = h->next;
   h->next->prev = h->prev;
   h->next = h->prev = NULL;
-  n_tracked--;
+  tes_G->n_tracked--;
 }
 
-int64_t gc_tracked_count(void) { return n_tracked; }
+int64_t gc_tracked_count(void) { return tes_state()->n_tracked; }
 
 /* Calls fn on every value that v holds a reference to. */
 static void visit(Value *v, void (*fn)(Value *child, void *arg), void *arg) {
@@ -198,9 +197,9 @@ static void mark_child(Value *child, void *arg) {
 }
 
 /* Marks everything reachable from a container that something outside the containers holds. */
-static void mark_reachable(void) {
+static void mark_reachable(GcHead *tracked) {
   HeadStack stack = {0};
-  for (GcHead *h = tracked.next; h != &tracked; h = h->next)
+  for (GcHead *h = tracked->next; h != tracked; h = h->next)
     if (h->gc_refs > 0) {
       h->gc_refs = REACHABLE;
       push(&stack, h);
@@ -209,25 +208,46 @@ static void mark_reachable(void) {
   free(stack.v);
 }
 
-int64_t gc_collect(void) {
-  for (GcHead *h = tracked.next; h != &tracked; h = h->next) h->gc_refs = h->owner->refcnt;
-  for (GcHead *h = tracked.next; h != &tracked; h = h->next) visit(h->owner, subtract_ref, NULL);
-  mark_reachable();
-  HeadStack dead = {0};
-  for (GcHead *h = tracked.next; h != &tracked; h = h->next)
-    if (h->gc_refs != REACHABLE) push(&dead, h);
+/* Clears the owners of the heads in dead, and frees dead's array; returns how many. */
+static int64_t break_up(HeadStack *dead) {
   /* Hold every dead value first, so that clearing one cannot free another mid-clear. */
-  Value **owners = xmalloc((size_t)(dead.n ? dead.n : 1) * sizeof *owners);
-  for (int64_t i = 0; i < dead.n; i++) owners[i] = val_incref(dead.v[i]->owner);
-  free(dead.v);
-  for (int64_t i = 0; i < dead.n; i++) clear(owners[i]);
-  drop_all(owners, dead.n);
+  int64_t n = dead->n;
+  Value **owners = xmalloc((size_t)(n ? n : 1) * sizeof *owners);
+  for (int64_t i = 0; i < n; i++) owners[i] = val_incref(dead->v[i]->owner);
+  free(dead->v);
+  for (int64_t i = 0; i < n; i++) clear(owners[i]);
+  drop_all(owners, n);
   free(owners);
-  n_after_last_collect = n_tracked;
-  return dead.n;
+  return n;
+}
+
+int64_t gc_collect(void) {
+  TesState *G = tes_state();
+  GcHead *tracked = &G->tracked;
+  for (GcHead *h = tracked->next; h != tracked; h = h->next) h->gc_refs = h->owner->refcnt;
+  for (GcHead *h = tracked->next; h != tracked; h = h->next) visit(h->owner, subtract_ref, NULL);
+  mark_reachable(tracked);
+  HeadStack dead = {0};
+  for (GcHead *h = tracked->next; h != tracked; h = h->next)
+    if (h->gc_refs != REACHABLE) push(&dead, h);
+  int64_t n = break_up(&dead);
+  G->n_after_last_collect = G->n_tracked;
+  return n;
+}
+
+/* With no Interp left nothing is reachable: what the collector keeps (a cycle through a bound
+ * method) goes too. A container that C code still holds stays, emptied and off the list. */
+void gc_release_all(void) {
+  GcHead *tracked = &tes_state()->tracked;
+  HeadStack all = {0};
+  for (GcHead *h = tracked->next; h != tracked; h = h->next) push(&all, h);
+  break_up(&all);
+  while (tracked->next != tracked) gc_untrack(tracked->next);
 }
 
 int64_t gc_maybe_collect(void) {
-  if (n_tracked < 2 * n_after_last_collect || n_tracked - n_after_last_collect < 1000) return 0;
+  TesState *G = tes_state();
+  if (G->n_tracked < 2 * G->n_after_last_collect || G->n_tracked - G->n_after_last_collect < 1000)
+    return 0;
   return gc_collect();
 }

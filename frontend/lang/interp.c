@@ -10,6 +10,7 @@
 #include "frontend/lang/modules.h"
 #include "frontend/lang/parse.h"
 #include "frontend/lang/resolve.h"
+#include "frontend/lang/state.h"
 
 atomic_int tes_interrupted;
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler sets tes_interrupted");
@@ -28,6 +29,7 @@ static size_t stack_budget(void) {
 }
 
 Interp *interp_new(void) {
+  tes_state_open();
   Interp *I = xcalloc(1, sizeof *I);
   I->out = stdout;
   I->stack_limit = stack_budget();
@@ -56,8 +58,9 @@ void interp_free(Interp *I) {
   val_decref(I->modules);
   val_decref(I->argv);
   gc_collect(); /* functions and their frames refer to each other */
-  arena_free(&I->ir_arena); /* last: values that pointed into it are gone now */
+  arena_free(&I->ir_arena); /* values that pointed into it are gone now */
   free(I);
+  tes_state_close(); /* last: the heap goes with the last Interp */
 }
 
 void interp_set_argv(Interp *I, int argc, char **argv) {

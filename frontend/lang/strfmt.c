@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/lang/state.h"
 #include "frontend/lang/value_impl.h"
 
 /* ---- repr ---- */
@@ -109,20 +110,17 @@ void val_float_repr(StrBuf *b, double f) {
   render_digits(b, &g, g.exp < -4 || g.exp >= 16, false, false, true);
 }
 
-/* Containers being printed, innermost last: meeting one again prints [...] as Python does. */
-static struct {
-  Value **v;
-  int n, cap;
-} busy;
-
+/* Containers being printed (TesState.busy), innermost last: meeting one again prints [...] as
+ * Python does. */
 static bool busy_enter(Value *v) {
-  for (int i = 0; i < busy.n; i++)
-    if (busy.v[i] == v) return false;
-  if (busy.n == busy.cap) {
-    busy.cap = busy.cap ? 2 * busy.cap : 64;
-    busy.v = xrealloc(busy.v, (size_t)busy.cap * sizeof *busy.v);
+  TesState *G = tes_state();
+  for (int i = 0; i < G->busy.n; i++)
+    if (G->busy.v[i] == v) return false;
+  if (G->busy.n == G->busy.cap) {
+    G->busy.cap = G->busy.cap ? 2 * G->busy.cap : 64;
+    G->busy.v = xrealloc(G->busy.v, (size_t)G->busy.cap * sizeof *G->busy.v);
   }
-  busy.v[busy.n++] = v;
+  G->busy.v[G->busy.n++] = v;
   return true;
 }
 
@@ -142,7 +140,7 @@ static int repr_open(Interp *I, StrBuf *b, Value *v, const char *cycle) {
 }
 
 static int repr_close(int r) {
-  busy.n--;
+  tes_G->busy.n--;
   val_leave();
   return r;
 }

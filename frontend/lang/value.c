@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/lang/state.h"
 #include "frontend/lang/value_impl.h"
 
 const char *const val_kind_names[VAL_KIND_COUNT] = {
@@ -34,8 +35,6 @@ Value val_false_ = {.refcnt = VAL_IMMORTAL, .kind = VAL_BOOL, .u.i = 0};
 #endif
 
 enum { FREELIST_MAX = 1 << 16 };
-static Value *free_cells; /* linked through the first word of each cell */
-static int64_t n_free_cells;
 
 /* An OBJ whose class can be visited needs a GcHead that Value has no room for: it gets one
  * behind the Value, in the same allocation. */
@@ -46,10 +45,11 @@ typedef struct ObjBox {
 
 static Value *alloc_value(ValKind kind) {
   Value *v;
-  if (VAL_FREELIST && free_cells) {
-    v = free_cells;
-    free_cells = *(Value **)v;
-    n_free_cells--;
+  TesState *G = tes_state();
+  if (VAL_FREELIST && G->free_cells) {
+    v = G->free_cells;
+    G->free_cells = *(Value **)v;
+    G->n_free_cells--;
   } else {
     v = xmalloc(sizeof(Value));
   }
@@ -60,13 +60,14 @@ static Value *alloc_value(ValKind kind) {
 }
 
 static void release_cell(Value *v) {
-  if (!VAL_FREELIST || n_free_cells >= FREELIST_MAX) {
+  TesState *G = tes_G; /* a value being freed was made, so there is a state */
+  if (!VAL_FREELIST || G->n_free_cells >= FREELIST_MAX) {
     free(v);
     return;
   }
-  *(Value **)v = free_cells;
-  free_cells = v;
-  n_free_cells++;
+  *(Value **)v = G->free_cells;
+  G->free_cells = v;
+  G->n_free_cells++;
 }
 
 static bool obj_boxed(const Value *v) { return v->kind == VAL_OBJ && v->u.obj.cls->visit; }
@@ -216,28 +217,26 @@ static bool free_one(Value *v) {
 /* Freeing a long chain ([[[...]]] a million deep) must not recurse a million C frames: past a
  * small depth, values are queued and the outermost val_free_ drains the queue. */
 enum { FREE_DEPTH_MAX = 64 };
-static int free_depth;
-static Value **free_queue;
-static int64_t free_queue_n, free_queue_cap;
 
-static void free_now(Value *v) {
-  free_depth++;
+static void free_now(TesState *G, Value *v) {
+  G->free_depth++;
   if (free_one(v)) release_cell(v);
-  free_depth--;
+  G->free_depth--;
 }
 
 void val_free_(Value *v) {
-  if (free_depth >= FREE_DEPTH_MAX) {
-    if (free_queue_n == free_queue_cap) {
-      free_queue_cap = free_queue_cap ? 2 * free_queue_cap : 256;
-      free_queue = xrealloc(free_queue, (size_t)free_queue_cap * sizeof *free_queue);
+  TesState *G = tes_G;
+  if (G->free_depth >= FREE_DEPTH_MAX) {
+    if (G->free_queue_n == G->free_queue_cap) {
+      G->free_queue_cap = G->free_queue_cap ? 2 * G->free_queue_cap : 256;
+      G->free_queue = xrealloc(G->free_queue, (size_t)G->free_queue_cap * sizeof *G->free_queue);
     }
-    free_queue[free_queue_n++] = v;
+    G->free_queue[G->free_queue_n++] = v;
     return;
   }
-  free_now(v);
-  if (free_depth == 0)
-    while (free_queue_n > 0) free_now(free_queue[--free_queue_n]);
+  free_now(G, v);
+  if (G->free_depth == 0)
+    while (G->free_queue_n > 0) free_now(G, G->free_queue[--G->free_queue_n]);
 }
 
 /* ---- numbers ---- */
@@ -324,31 +323,26 @@ uint64_t val_hash_bytes(const char *s, size_t n) {
   return h ? h : 1;
 }
 
-static struct {
-  Value **slots;
-  uint64_t mask;
-  int64_t n;
-} interned;
-
-static void intern_grow(void) {
-  uint64_t size = interned.slots ? 2 * (interned.mask + 1) : 1024;
+static void intern_grow(ValueTable *interned) {
+  uint64_t size = interned->slots ? 2 * (interned->mask + 1) : 1024;
   Value **slots = xcalloc(size, sizeof *slots);
-  for (uint64_t i = 0; interned.slots && i <= interned.mask; i++) {
-    Value *s = interned.slots[i];
+  for (uint64_t i = 0; interned->slots && i <= interned->mask; i++) {
+    Value *s = interned->slots[i];
     if (!s) continue;
     uint64_t j = s->u.str.hash & (size - 1);
     while (slots[j]) j = (j + 1) & (size - 1);
     slots[j] = s;
   }
-  free(interned.slots);
-  interned.slots = slots;
-  interned.mask = size - 1;
+  free(interned->slots);
+  interned->slots = slots;
+  interned->mask = size - 1;
 }
 
 Sym *sym_intern(const char *s, size_t len) {
-  if (!interned.slots || 2 * (interned.n + 1) > (int64_t)interned.mask) intern_grow();
-  uint64_t h = val_hash_bytes(s, len), j = h & interned.mask;
-  for (Value *e; (e = interned.slots[j]); j = (j + 1) & interned.mask)
+  ValueTable *interned = &tes_state()->interned;
+  if (!interned->slots || 2 * (interned->n + 1) > (int64_t)interned->mask) intern_grow(interned);
+  uint64_t h = val_hash_bytes(s, len), j = h & interned->mask;
+  for (Value *e; (e = interned->slots[j]); j = (j + 1) & interned->mask)
     if (e->u.str.hash == h && e->u.str.len == (int64_t)len && !memcmp(e->u.str.s, s, len)) return e;
   Value *v = xcalloc(1, sizeof *v);
   *v =
@@ -356,8 +350,8 @@ Sym *sym_intern(const char *s, size_t len) {
   v->u.str.s = xstrndup(s, len);
   v->u.str.len = (int64_t)len;
   v->u.str.hash = h;
-  interned.slots[j] = v;
-  interned.n++;
+  interned->slots[j] = v;
+  interned->n++;
   return v;
 }
 
@@ -557,41 +551,36 @@ const char *sym_text(const Sym *name) { return SYM_STR(name); }
 
 /* ---- type objects: one immortal value per TypeObj, so `type(x) is int` holds ---- */
 
-static struct {
-  Value **slots;
-  uint64_t mask;
-  int64_t n;
-} types;
-
 static uint64_t ptr_hash(const void *p) {
   return mix64((uint64_t)(uintptr_t)p, 0x9e3779b97f4a7c15ull);
 }
 
-static void types_grow(void) {
-  uint64_t size = types.slots ? 2 * (types.mask + 1) : 64;
+static void types_grow(ValueTable *types) {
+  uint64_t size = types->slots ? 2 * (types->mask + 1) : 64;
   Value **slots = xcalloc(size, sizeof *slots);
-  for (uint64_t i = 0; types.slots && i <= types.mask; i++) {
-    Value *t = types.slots[i];
+  for (uint64_t i = 0; types->slots && i <= types->mask; i++) {
+    Value *t = types->slots[i];
     if (!t) continue;
     uint64_t j = ptr_hash(t->u.type) & (size - 1);
     while (slots[j]) j = (j + 1) & (size - 1);
     slots[j] = t;
   }
-  free(types.slots);
-  types.slots = slots;
-  types.mask = size - 1;
+  free(types->slots);
+  types->slots = slots;
+  types->mask = size - 1;
 }
 
 Value *val_type(const TypeObj *t) {
-  if (!types.slots || 2 * (types.n + 1) > (int64_t)types.mask) types_grow();
-  uint64_t j = ptr_hash(t) & types.mask;
-  for (Value *e; (e = types.slots[j]); j = (j + 1) & types.mask)
+  ValueTable *types = &tes_state()->types;
+  if (!types->slots || 2 * (types->n + 1) > (int64_t)types->mask) types_grow(types);
+  uint64_t j = ptr_hash(t) & types->mask;
+  for (Value *e; (e = types->slots[j]); j = (j + 1) & types->mask)
     if (e->u.type == t) return e;
   Value *v = xcalloc(1, sizeof *v);
   *v = (Value){.refcnt = VAL_IMMORTAL, .kind = VAL_TYPE};
   v->u.type = t;
-  types.slots[j] = v;
-  types.n++;
+  types->slots[j] = v;
+  types->n++;
   return v;
 }
 
@@ -703,18 +692,18 @@ const TypeObj exc_types[EXC_COUNT] = {
 /* ---- recursion guard over user-shaped data ---- */
 
 enum { VAL_MAX_DEPTH = 1000 };
-static int val_depth;
 
 int val_enter(Interp *I, const char *what) {
-  if (val_depth >= VAL_MAX_DEPTH) {
+  TesState *G = tes_state();
+  if (G->val_depth >= VAL_MAX_DEPTH) {
     if (I) interp_raise(I, EXC_RecursionError, "maximum recursion depth exceeded%s", what);
     return -1;
   }
-  val_depth++;
+  G->val_depth++;
   return 0;
 }
 
-void val_leave(void) { val_depth--; }
+void val_leave(void) { tes_G->val_depth--; }
 
 /* ---- truth, numbers ---- */
 

@@ -5,20 +5,20 @@
 #include <math.h>
 #include <string.h>
 
+#include "frontend/lang/state.h"
 #include "frontend/np/np_impl.h"
 
 /* ---- arguments ---- */
 
-static NpIntHook int_hook;
-
-void bi_np_set_int_hook(NpIntHook hook) { int_hook = hook; }
+void bi_np_set_int_hook(NpIntHook hook) { tes_state()->int_hook = hook; }
 
 bool bi_np_int_of(Value *v, int64_t *out) {
   if (val_is_int(v)) return *out = v->u.i, true;
   NDArray *a = bi_ndarray_of(v); /* numpy's integer scalars (np.prod(shape)) */
   if (a && a->ndim == 0 && (a->dtype.code == DT_INT || a->dtype.code == DT_UINT))
     return *out = bi_np_get(a, 0, NK_INT).i, true;
-  return int_hook && int_hook(v, out);
+  NpIntHook hook = tes_state()->int_hook;
+  return hook && hook(v, out);
 }
 
 int bi_np_shape_arg(Interp *I, Value *v, const char *fn, NpShape *out) {
