@@ -589,12 +589,10 @@ static Value *bound_method(Value *obj, Sym *name) {
   return m ? val_builtin(m, obj) : NULL;
 }
 
-static bool is_name(Sym *name, const char *s) { return !strcmp(SYM_STR(name), s); }
-
 /* The few attributes every function, type, module and exception has. */
 static Value *special_attr(Value *obj, Sym *name) {
-  if (obj->kind == VAL_EXC && is_name(name, "args")) return val_incref(obj->u.exc->args);
-  if (!is_name(name, "__name__")) return NULL;
+  if (obj->kind == VAL_EXC && sym_is(name, "args")) return val_incref(obj->u.exc->args);
+  if (!sym_is(name, "__name__")) return NULL;
   switch ((ValKind)obj->kind) {
   case VAL_FUNC:
     return val_incref(obj->u.func->def->name);
