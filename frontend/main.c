@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "frontend/tvm/build.h"
+#include "frontend/tvm/packages.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/diag.h"
 #include "frontend/lang/interp.h"
@@ -269,6 +270,7 @@ int main(int argc, char **argv) {
   Cmd c = {.mode = MODE_REPL};
   int status = parse_args(argc, argv, &c);
   if (status >= 0) return status;
+  tvm_register_modules(); /* before the first Interp; :reset's finds them too */
   repl_install_sigint();
   status = run_cmd(&c);
   fflush(stdout);

@@ -384,7 +384,7 @@ static void complete_members(Interp *I, const char *text, size_t dot) {
     if (s->kind != VAL_STR || !wanted(s->u.str.s, part, pn)) continue;
     /* A property is never called, so its getter (a.T copies the array) need not run. */
     bool prop = obj->kind == VAL_OBJ &&
-                val_find_prop(obj->u.obj.cls->props, sym_intern(s->u.str.s, (size_t)s->u.str.len));
+                val_obj_prop(obj, sym_intern(s->u.str.s, (size_t)s->u.str.len));
     Value *m = prop ? NULL : lookup_attr(I, obj, s->u.str.s, (size_t)s->u.str.len);
     matches_add(text, dot + 1, s->u.str.s, m);
     val_xdecref(m);
@@ -654,7 +654,8 @@ static const Property *lookup_prop(Interp *I, const char *name) {
   free(head);
   const Property *p = NULL;
   const ObjClass *cls = obj ? val_help_class(obj) : NULL;
-  if (cls) p = val_find_prop(cls->props, sym_cstr(dot + 1));
+  if (obj && obj->kind == VAL_OBJ) p = val_obj_prop(obj, sym_cstr(dot + 1));
+  else if (cls) p = val_find_prop(cls->props, sym_cstr(dot + 1));
   val_xdecref(obj);
   return p;
 }

@@ -19,6 +19,26 @@ static Value *env_at_depth(Value *env, int depth) {
   return env;
 }
 
+/* NameError for a global or builtin name found in neither, with Python's "did you mean" over
+ * the names the code could have meant: the frame's bound locals, its globals, the builtins. */
+static void raise_name_error(Interp *I, Frame *F, Sym *id) {
+  Value *names = val_list_new(16), *k, *v;
+  if (F->def && F->env)
+    for (int i = 0; i < F->def->nslots; i++)
+      if (F->env->u.env->slots[i]) val_list_append(names, F->def->slot_names[i]);
+  Value *scopes[] = {F->globals, I->builtins};
+  for (size_t s = 0; s < sizeof scopes / sizeof *scopes; s++)
+    for (int64_t pos = 0; dict_next(scopes[s], &pos, &k, &v);)
+      if (k->kind == VAL_STR) val_list_append(names, k);
+  const char *near = val_nearest_name(names, SYM_STR(id));
+  if (near)
+    interp_raise(I, EXC_NameError, "name '%s' is not defined (did you mean '%s'?)", SYM_STR(id),
+                 near);
+  else
+    interp_raise(I, EXC_NameError, "name '%s' is not defined", SYM_STR(id));
+  val_decref(names);
+}
+
 static Value *load_name(Interp *I, Frame *F, Node *n) {
   Sym *id = n->u.name.id;
   switch (n->u.name.scope) {
@@ -39,7 +59,7 @@ static Value *load_name(Interp *I, Frame *F, Node *n) {
     Value *v = dict_get_sym(F->globals, id);
     if (!v) v = dict_get_sym(I->builtins, id);
     if (v) return val_incref(v);
-    interp_raise(I, EXC_NameError, "name '%s' is not defined", SYM_STR(id));
+    raise_name_error(I, F, id);
     return fail_at(I, F, n);
   }
   case SCOPE_UNRESOLVED: break;

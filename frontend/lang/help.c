@@ -29,13 +29,18 @@ static void help_prop(StrBuf *b, const Property *p, int width) {
   sb_printf(b, "  %-*s  %s\n", width, p->name, p->doc);
 }
 
-/* The properties, then the methods, of an object class (either table may be NULL). */
-static void class_tables(StrBuf *b, const Property *props, const Builtin *methods) {
+/* The properties (the class's, then the object's own), then the methods, of an object class
+ * (any table may be NULL). */
+static void class_tables(StrBuf *b, const Property *props, const Property *own,
+                         const Builtin *methods) {
+  const Property *tables[] = {props, own};
   int width = 0;
-  for (const Property *p = props; p && p->name; p++)
-    if ((int)strlen(p->name) > width) width = (int)strlen(p->name);
-  if (props && props->name) sb_puts(b, "properties:\n");
-  for (const Property *p = props; p && p->name; p++) help_prop(b, p, width);
+  for (size_t t = 0; t < 2; t++)
+    for (const Property *p = tables[t]; p && p->name; p++)
+      if ((int)strlen(p->name) > width) width = (int)strlen(p->name);
+  if ((props && props->name) || (own && own->name)) sb_puts(b, "properties:\n");
+  for (size_t t = 0; t < 2; t++)
+    for (const Property *p = tables[t]; p && p->name; p++) help_prop(b, p, width);
   if (methods && methods->name) sb_puts(b, "methods:\n");
   for (const Builtin *m = methods; m && m->name; m++)
     sb_printf(b, "  %s\n", m->doc ? m->doc : m->name);
@@ -94,7 +99,8 @@ static void help_func(Interp *I, StrBuf *b, Value *f) {
   sb_putc(b, '\n');
 }
 
-static void help_type(StrBuf *b, const TypeObj *ty) {
+/* obj: the object asked about, whose own properties are listed too; NULL for the type. */
+static void help_type(StrBuf *b, const TypeObj *ty, Value *obj) {
   if (ty->ctor && ty->ctor->doc)
     sb_printf(b, "%s\n", ty->ctor->doc);
   else if (ty->base && ty->kind == VAL_EXC)
@@ -103,7 +109,8 @@ static void help_type(StrBuf *b, const TypeObj *ty) {
     sb_printf(b, "type %s\n", ty->name);
   if (ty->kind == VAL_OBJ) { /* an object class's TypeObj is its ObjClass's first member */
     const ObjClass *cls = (const ObjClass *)ty;
-    class_tables(b, cls->props, cls->methods);
+    const Property *own = obj && cls->props_of ? cls->props_of(obj) : NULL;
+    class_tables(b, cls->props, own, cls->methods);
   }
 }
 
@@ -122,13 +129,13 @@ bool val_help(Interp *I, StrBuf *b, Value *v) {
     help_module(I, b, v);
     return true;
   case VAL_TYPE:
-    help_type(b, v->u.type);
+    help_type(b, v->u.type, NULL);
     return true;
   case VAL_FUNC:
     help_func(I, b, v);
     return true;
   case VAL_OBJ: /* an object: its class */
-    help_type(b, &v->u.obj.cls->type);
+    help_type(b, &v->u.obj.cls->type, v);
     return true;
   case VAL_STR:
   case VAL_LIST:

@@ -15,10 +15,6 @@
 atomic_int tes_interrupted;
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler sets tes_interrupted");
 
-/* The names SPEC §5 binds before a script starts, and the module each one is. */
-static const struct { const char *name, *module; } prebound[] = {
-    {"tvm", "tvm"}, {"te", "tvm.te"}, {"topi", "tvm.topi"}, {"np", "numpy"}};
-
 static size_t stack_budget(void) {
   struct rlimit rl;
   size_t lim = 8u << 20;
@@ -41,12 +37,7 @@ Interp *interp_new(void) {
   dict_set_sym(I->globals, sym_cstr("__name__"), main_name);
   val_decref(main_name);
   builtins_install(I, I->builtins);
-  for (size_t i = 0; i < sizeof prebound / sizeof prebound[0]; i++) {
-    Value *m = mod_import(I, I->modules, prebound[i].module);
-    TES_ASSERT(m, "builtin module %s failed to load", prebound[i].module);
-    dict_set_sym(I->globals, sym_cstr(prebound[i].name), m);
-    val_decref(m);
-  }
+  mod_bind_prebound(I, I->globals); /* SPEC §5's tvm, te, topi, np, as registered */
   return I;
 }
 

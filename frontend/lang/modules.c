@@ -1,6 +1,6 @@
-/* modules.c: the import machinery (mod_table, mod_import) and the modules that mirror Python's
- * standard library: math, time, timeit, os and os.path. The tensor modules are in tvm/packages.c,
- * sys in mod_sys.c. */
+/* modules.c: the import machinery (mod_register, mod_import) and the modules that mirror
+ * Python's standard library: math, time, timeit, os, os.path and __future__. sys is in
+ * mod_sys.c; the rooms above register theirs (tvm/packages.c, np/np.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -622,26 +622,72 @@ static const Builtin path_funcs[] = {
 static const ModuleDef mod_os_path = {"os.path", path_funcs, path_init,
                                       "POSIX path names (posixpath)", NULL, NULL};
 
-/* ---- the module table and import ---- */
+/* Every feature name of Python's __future__ is already on, so importing one does nothing. */
+static int future_init(Interp *I, Value *m) {
+  static const char *const features[] = {
+      "nested_scopes",  "generators",       "division",       "absolute_import", "with_statement",
+      "print_function", "unicode_literals", "generator_stop", "annotations",
+  };
+  for (size_t i = 0; i < sizeof features / sizeof *features; i++)
+    bi_set_member_take(m, features[i], val_bool(true));
+  return 0;
+}
 
-const ModuleDef *const mod_table[] = {
+static const ModuleDef mod_future = {
+    "__future__", NULL, future_init, "Python's future features, all already on", NULL, NULL};
+
+/* ---- the registered modules and import ---- */
+
+static const ModuleDef *const lang_defs[] = {
     &mod_math, &mod_time, &mod_timeit, &mod_os, &mod_os_path, &mod_sys, &mod_resource, &mod_future,
-    &mod_tvm, &mod_tvm_te, &mod_tvm_tir, &mod_tvm_topi, &mod_tvm_target,
-    &mod_tvm_nd, &mod_tvm_testing, &mod_tvm_transform, &mod_tvm_contrib, &mod_tvm_contrib_nvcc,
-    &mod_tvm_contrib_utils, &mod_tvm_rpc, &mod_numpy, &mod_vta, &mod_vta_testing, NULL,
+    NULL,
 };
+static const ModuleSet lang_set = {lang_defs, NULL, NULL};
 
-static const ModuleDef *find_def(const char *name, size_t len) {
-  for (const ModuleDef *const *d = mod_table; *d; d++)
-    if (strlen((*d)->name) == len && memcmp((*d)->name, name, len) == 0) return *d;
+/* The language's set first, then the rooms' in the order they registered. A handful of rooms
+ * registers once at start-up, hence a fixed table. */
+enum { MAX_MODULE_SETS = 8 };
+static const ModuleSet *module_sets[MAX_MODULE_SETS] = {&lang_set};
+static size_t n_module_sets = 1;
+
+void mod_register(const ModuleSet *set) {
+  for (size_t i = 0; i < n_module_sets; i++)
+    if (module_sets[i] == set) return;
+  TES_ASSERT(n_module_sets < MAX_MODULE_SETS, "more than %d module sets", MAX_MODULE_SETS);
+  module_sets[n_module_sets++] = set;
+}
+
+/* The registered ModuleDefs one after another: *set and *i start at 0; NULL after the last. */
+static const ModuleDef *next_def(size_t *set, size_t *i) {
+  for (; *set < n_module_sets; (*set)++, *i = 0) {
+    const ModuleDef *d = module_sets[*set]->defs[*i];
+    if (d) return (*i)++, d;
+  }
   return NULL;
 }
 
+static const ModuleDef *find_def(const char *name, size_t len) {
+  size_t set = 0, i = 0;
+  for (const ModuleDef *d; (d = next_def(&set, &i));)
+    if (strlen(d->name) == len && memcmp(d->name, name, len) == 0) return d;
+  return NULL;
+}
 
 static const char *find_alias(const char *name, size_t len) {
-  for (const ModuleAlias *a = mod_aliases; a->name; a++)
-    if (strlen(a->name) == len && memcmp(a->name, name, len) == 0) return a->target;
+  for (size_t s = 0; s < n_module_sets; s++)
+    for (const ModuleAlias *a = module_sets[s]->aliases; a && a->name; a++)
+      if (strlen(a->name) == len && memcmp(a->name, name, len) == 0) return a->target;
   return NULL;
+}
+
+void mod_bind_prebound(Interp *I, Value *globals) {
+  for (size_t s = 0; s < n_module_sets; s++)
+    for (const ModuleAlias *p = module_sets[s]->prebound; p && p->name; p++) {
+      Value *m = mod_import(I, interp_modules(I), p->target);
+      TES_ASSERT(m, "builtin module %s failed to load", p->target);
+      dict_set_sym(globals, sym_cstr(p->name), m);
+      val_decref(m);
+    }
 }
 
 /* A dotted name's last parts as a path below a package's folder: "nn.pooling" as
@@ -666,17 +712,18 @@ static bool rest_as_path(const char *rest, size_t len, StrBuf *b) {
   return true;
 }
 
-/* Modules found by path, so that adding one is adding its file: below a package of mod_table
+/* Modules found by path, so that adding one is adding its file: below a registered package
  * written in TES (tvm.topi, source "topi/__init__.tes"), PACKAGE.A.B is the file A/B.tes, or
  * the package A/B/__init__.tes, in the package's folder of stdlib/. The stdlib path (living as
  * long as the process), or NULL. */
 static const char *path_of(const char *dotted, size_t len) {
   static const char init[] = "__init__.tes";
-  for (const ModuleDef *const *d = mod_table; *d; d++) {
-    const char *src = (*d)->source;
-    size_t n = strlen((*d)->name), sn = src ? strlen(src) : 0;
+  size_t set = 0, i = 0;
+  for (const ModuleDef *d; (d = next_def(&set, &i));) {
+    const char *src = d->source;
+    size_t n = strlen(d->name), sn = src ? strlen(src) : 0;
     if (sn < sizeof init - 1 || strcmp(src + sn - (sizeof init - 1), init) != 0) continue;
-    if (len <= n + 1 || memcmp(dotted, (*d)->name, n) != 0 || dotted[n] != '.') continue;
+    if (len <= n + 1 || memcmp(dotted, d->name, n) != 0 || dotted[n] != '.') continue;
     StrBuf b = STRBUF_INIT;
     sb_putn(&b, src, sn - (sizeof init - 1));
     const char *found = NULL;
@@ -738,8 +785,9 @@ static void link_parent(Value *cache, const char *name, Value *m, bool by_path) 
  * gives tvm.te in Python. */
 static int import_children(Interp *I, Value *cache, const char *name) {
   size_t n = strlen(name);
-  for (const ModuleDef *const *d = mod_table; *d; d++) {
-    const char *c = (*d)->name;
+  size_t set = 0, i = 0;
+  for (const ModuleDef *d; (d = next_def(&set, &i));) {
+    const char *c = d->name;
     if (strncmp(c, name, n) != 0 || c[n] != '.' || strchr(c + n + 1, '.')) continue;
     Value *m = mod_import(I, cache, c);
     if (!m) return -1;

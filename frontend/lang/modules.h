@@ -17,8 +17,30 @@ typedef struct ModuleDef {
   const char *source;
 } ModuleDef;
 
-/* Every builtin module, {0}-terminated (modules.c). */
-extern const ModuleDef *const mod_table[];
+/* A name that imports as another module's very object (`te` is `tvm.te`), so both names
+ * share one module value instead of two copies that drift apart. As a prebound name: the name
+ * a session binds to that module before its first statement (SPEC §5's `np`). */
+typedef struct ModuleAlias {
+  const char *name, *target;
+} ModuleAlias;
+
+/* A room's modules. The language knows its own (math, os, sys, ...); the rooms above it (the
+ * numpy subset, the tvm bindings) add theirs with mod_register at start-up, so the language
+ * names none of them, not even at link time. */
+typedef struct ModuleSet {
+  const ModuleDef *const *defs; /* NULL-terminated */
+  const ModuleAlias *aliases;   /* {0}-terminated; NULL for none */
+  const ModuleAlias *prebound;  /* {0}-terminated; NULL for none */
+} ModuleSet;
+
+/* Adds set to what `import`, mod_known and mod_doc find and what interp_new binds. Called by
+ * each program's start (tvm_register_modules in main.c, the C tests, the fuzzer) before its
+ * first interp_new: the table is the process's, as a link-time table would be. A set already
+ * registered is not added again. */
+void mod_register(const ModuleSet *set);
+
+/* Binds every registered prebound name in `globals` (interp_new). */
+void mod_bind_prebound(Interp *I, Value *globals);
 
 
 /* `import a.b`: returns module "a.b" (new reference), importing parents first. ImportError

@@ -1,24 +1,13 @@
-/* modules_impl.h: what builtins.c, modules.c, mod_sys.c, mod_resource.c and tvm/packages.c
- * share. Private to those files; the rest of tes sees modules.h. */
+/* modules_impl.h: what builtins.c, modules.c, mod_sys.c, mod_resource.c and the builtin
+ * modules of np/ and tvm/ share. Private to those files; the rest of tes sees modules.h. */
 #ifndef TES_MODULES_IMPL_H
 #define TES_MODULES_IMPL_H
 
 #include "frontend/lang/modules.h"
 
-/* ---- module definitions living outside modules.c (it lists them all in mod_table) ---- */
-extern const ModuleDef mod_sys;                                     /* mod_sys.c */
-extern const ModuleDef mod_resource;                                /* mod_resource.c */
-extern const ModuleDef mod_future, mod_tvm, mod_tvm_te, mod_tvm_tir, /* tvm/packages.c */
-    mod_tvm_topi, mod_tvm_target, mod_tvm_nd, mod_tvm_testing,
-    mod_tvm_transform, mod_tvm_contrib, mod_tvm_contrib_nvcc, mod_tvm_contrib_utils,
-    mod_tvm_rpc, mod_numpy, mod_vta, mod_vta_testing;
-
-/* A name that imports as another module's very object (`te` is `tvm.te`), so both names
- * share one module value instead of two copies that drift apart. */
-typedef struct ModuleAlias {
-  const char *name, *target;
-} ModuleAlias;
-extern const ModuleAlias mod_aliases[]; /* tvm/packages.c; {0}-terminated */
+/* ---- the language's modules living outside modules.c (it lists them in its ModuleSet) ---- */
+extern const ModuleDef mod_sys;      /* mod_sys.c */
+extern const ModuleDef mod_resource; /* mod_resource.c */
 
 /* ---- helpers for builtin functions ---- */
 /* Sets module member `name` to v and drops the caller's reference to v. */

@@ -589,12 +589,10 @@ static Value *bound_method(Value *obj, Sym *name) {
   return m ? val_builtin(m, obj) : NULL;
 }
 
-static bool is_name(Sym *name, const char *s) { return !strcmp(SYM_STR(name), s); }
-
 /* The few attributes every function, type, module and exception has. */
 static Value *special_attr(Value *obj, Sym *name) {
-  if (obj->kind == VAL_EXC && is_name(name, "args")) return val_incref(obj->u.exc->args);
-  if (!is_name(name, "__name__")) return NULL;
+  if (obj->kind == VAL_EXC && sym_is(name, "args")) return val_incref(obj->u.exc->args);
+  if (!sym_is(name, "__name__")) return NULL;
   switch ((ValKind)obj->kind) {
   case VAL_FUNC:
     return val_incref(obj->u.func->def->name);
@@ -624,6 +622,12 @@ static Value *special_attr(Value *obj, Sym *name) {
   TES_UNREACHABLE();
 }
 
+const Property *val_obj_prop(Value *obj, Sym *name) {
+  const ObjClass *cls = obj->u.obj.cls;
+  const Property *p = val_find_prop(cls->props, name);
+  return p || !cls->props_of ? p : val_find_prop(cls->props_of(obj), name);
+}
+
 Value *val_getattr_opt(Interp *I, Value *obj, Sym *name) {
   if (obj->kind == VAL_MODULE) {
     Value *v = dict_get_sym(obj->u.mod->dict, name);
@@ -631,7 +635,7 @@ Value *val_getattr_opt(Interp *I, Value *obj, Sym *name) {
     if ((v = mod_getattr_miss(I, obj, name)) || interp_error_pending(I)) return v;
   }
   if (obj->kind == VAL_OBJ) {
-    const Property *p = val_find_prop(obj->u.obj.cls->props, name);
+    const Property *p = val_obj_prop(obj, name);
     Value *v = p ? p->get(I, obj) : NULL;
     if (!v && !interp_error_pending(I) && obj->u.obj.cls->getattr)
       v = obj->u.obj.cls->getattr(I, obj, name);
@@ -699,6 +703,9 @@ Value *val_dir(Interp *I, Value *v) {
     val_list_append_take(names, val_cstr(m->name));
   for (const Property *p = v->kind == VAL_OBJ ? v->u.obj.cls->props : NULL; p && p->name; p++)
     val_list_append_take(names, val_cstr(p->name));
+  const Property *own = v->kind == VAL_OBJ && v->u.obj.cls->props_of ? v->u.obj.cls->props_of(v)
+                                                                       : NULL;
+  for (const Property *p = own; p && p->name; p++) val_list_append_take(names, val_cstr(p->name));
   if (v->kind == VAL_EXC) val_list_append_take(names, val_cstr("args"));
   if (v->kind == VAL_FUNC || v->kind == VAL_BUILTIN || v->kind == VAL_TYPE)
     val_list_append_take(names, val_cstr("__name__"));

@@ -221,9 +221,13 @@ typedef struct ObjClass {
   Value *(*number)(Interp *I, Value *self, NumWant want);
   /* hash(self), equal for objects that compare equal. NULL: by identity. */
   int (*hash)(Interp *I, Value *self, uint64_t *out);
-  /* {0}-terminated: the attributes with fixed names. getattr is then only for names that
-   * depend on the object (a PrimExpr's fields, by its kind). */
+  /* {0}-terminated: the attributes with fixed names. getattr is then only for names no table
+   * can list. */
   const Property *props;
+  /* The object's own {0}-terminated table, where the fixed names depend on the object (one
+   * PrimExpr class stands for all of TVM's expression nodes, each with its fields): read after
+   * props and listed beside them. NULL: props only. */
+  const Property *(*props_of)(Value *self);
 } ObjClass;
 
 struct Value {
@@ -355,6 +359,8 @@ int val_setattr(Interp *I, Value *obj, Sym *name, Value *v);
 Value *val_dir(Interp *I, Value *v); /* sorted list of attribute names, for completion */
 /* attrs.c: the rows of a {0}-terminated table by interned name (pointer compares); NULL: none */
 const Property *val_find_prop(const Property *props, Sym *name);
+/* valops.c: object obj's property `name`, from its class's props or its own (props_of) */
+const Property *val_obj_prop(Value *obj, Sym *name);
 const Builtin *val_find_method(const Builtin *methods, Sym *name);
 /* The str in names (a list) nearest to name, for a "did you mean"; NULL: none is near. */
 const char *val_nearest_name(Value *names, const char *name);

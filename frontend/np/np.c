@@ -380,7 +380,7 @@ static Value *fn_matmul(Interp *I, Value *self, Value **a) { return bi_np_matmul
 #define RED_PARAMS PARAMS("a", "axis", "out", "keepdims")
 #define RED_DT_PARAMS PARAMS("a", "axis", "dtype", "out", "keepdims")
 
-const Builtin bi_np_funcs[] = {
+static const Builtin bi_np_funcs[] = {
     ROW("array", fn_array, 1, PARAMS("object", "dtype"),
         "array(object, dtype=None) -> ndarray: an array of nested lists, numbers or arrays"),
     ROW("asarray", fn_array, 1, PARAMS("a", "dtype"),
@@ -459,7 +459,7 @@ const Builtin bi_np_funcs[] = {
 #undef UNARY_ROW
 #undef ROW
 
-int bi_np_module_init(Interp *I, Value *m) {
+static int bi_np_module_init(Interp *I, Value *m) {
   bi_np_dtype_members(m);
   bi_set_member_take(m, "ndarray", val_type(&bi_ndarray_class.type));
   bi_set_member_take(m, "pi", val_float(M_PI));
@@ -473,3 +473,11 @@ int bi_np_module_init(Interp *I, Value *m) {
   bi_set_member_take(m, "testing", testing);
   return 0;
 }
+
+static const ModuleDef mod_numpy = {
+    "numpy", bi_np_funcs, bi_np_module_init, "the numpy subset of SPEC §10", NULL, NULL};
+static const ModuleDef *const np_defs[] = {&mod_numpy, NULL};
+static const ModuleAlias np_prebound[] = {{"np", "numpy"}, {0}}; /* SPEC §5 */
+static const ModuleSet np_set = {np_defs, NULL, np_prebound};
+
+void np_register_modules(void) { mod_register(&np_set); }

@@ -1,22 +1,20 @@
 /* frontend/np/ -- the numpy subset (SPEC §10). The array value (ndarray.h) over jit/ndarray.h's
  * n-d array, numpy's kernels written against that array (ops.c, reduce.c, index.c, dtype.c,
- * print.c, io.c, random.c, testing.c), the module tables (this header). It may include
+ * print.c, io.c, random.c, testing.c), the module (this header). It may include
  * frontend/lang/ and jit/ndarray.h, nothing of frontend/tvm or the driver: what tvm adds to
  * arrays (tvm.nd) is in frontend/tvm/nd_bridge.c.
  */
-/* np.h: the numpy subset of SPEC §10 as modules: numpy (with numpy.random and
- * numpy.testing as members), tvm.nd and tvm.testing. tvm/packages.c declares the modules with
- * these tables; the files of this folder implement them over the array value of np/ndarray.h. */
+/* np.h: the numpy subset of SPEC §10 as a module: numpy (with numpy.random and numpy.testing
+ * as members), which np.c registers with the language's import; the files of this folder
+ * implement it over the array value of np/ndarray.h. */
 #ifndef TES_BI_NP_H
 #define TES_BI_NP_H
 
 #include "frontend/lang/value.h"
 
-/* {0}-terminated member tables and the inits that add constants, dtype names and
- * submodules. */
-extern const Builtin bi_np_funcs[], bi_tvm_nd_funcs[], bi_tvm_testing_funcs[];
-int bi_np_module_init(Interp *I, Value *module);
-int bi_tvm_nd_module_init(Interp *I, Value *module);
+/* Registers numpy (and its prebound name np) with the language's import (mod_register);
+ * tvm_register_modules calls it. Calling it again does nothing. */
+void np_register_modules(void);
 
 /* The integer a value of a room above this one stands for, or false: te's integer constants,
  * which numpy takes in shapes and axes (np.zeros(A.shape)). np/ may not see te's expressions,

@@ -3,6 +3,7 @@
  * memory; the device argument is accepted and, until the build binding's devices reach
  * arrays, ignored (docs/numpy.md). */
 #include "frontend/np/np_impl.h"
+#include "frontend/tvm/packages.h"
 
 static Value *fn_nd_array(Interp *I, Value *self, Value **a) {
   return bi_np_wrap(bi_np_from_value(I, a[0], NULL));

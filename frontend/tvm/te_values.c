@@ -187,63 +187,112 @@ static Value *literal_value(const Expr *e) {
   return val_int((int64_t)((uint64_t)e->u.ival & ((UINT64_C(1) << e->dtype.bits) - 1)));
 }
 
-static Value *binary_attr(const Expr *e, Sym *name) {
-  if (sym_is(name, "a")) return bi_te_wrap_expr(e->u.bin.a);
-  if (sym_is(name, "b")) return bi_te_wrap_expr(e->u.bin.b);
-  return NULL;
+static Expr *expr_at(Value *self) { return self->u.obj.p; }
+
+static Value *int_value(Interp *I, Value *self) { return literal_value(expr_at(self)); }
+static Value *float_value(Interp *I, Value *self) { return val_float(expr_at(self)->u.fval); }
+static Value *str_value(Interp *I, Value *self) { return val_cstr(expr_at(self)->u.str); }
+static Value *var_name(Interp *I, Value *self) { return val_cstr(expr_at(self)->u.var->name); }
+static Value *unary_a(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.unary.a); }
+static Value *binary_a(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.bin.a); }
+static Value *binary_b(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.bin.b); }
+
+static Value *select_cond(Interp *I, Value *self) {
+  return bi_te_wrap_expr(expr_at(self)->u.select.cond);
+}
+static Value *select_t(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.select.t); }
+static Value *select_f(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.select.f); }
+
+static Value *call_op(Interp *I, Value *self) { return val_cstr(expr_at(self)->u.call.op); }
+static Value *call_args(Interp *I, Value *self) {
+  const Expr *e = expr_at(self);
+  return bi_te_expr_list(e->u.call.n, e->u.call.args);
 }
 
-static Value *select_attr(const Expr *e, Sym *name) {
-  if (sym_is(name, "condition")) return bi_te_wrap_expr(e->u.select.cond);
-  if (sym_is(name, "true_value")) return bi_te_wrap_expr(e->u.select.t);
-  if (sym_is(name, "false_value")) return bi_te_wrap_expr(e->u.select.f);
-  return NULL;
+static Value *pload_producer(Interp *I, Value *self) {
+  return bi_te_wrap_tensor(expr_at(self)->u.pload.tensor);
+}
+static Value *pload_indices(Interp *I, Value *self) {
+  const Expr *e = expr_at(self);
+  return bi_te_expr_list(e->u.pload.n, e->u.pload.indices);
 }
 
-static Value *reduce_attr(Expr *e, Sym *name) {
-  if (sym_is(name, "combiner")) return bi_te_wrap_combiner(e->u.reduce.combiner);
-  if (sym_is(name, "source")) return bi_te_expr_list(e->u.reduce.nsrc, e->u.reduce.source);
-  if (sym_is(name, "axis")) return bi_te_itervar_list(e->u.reduce.naxis, e->u.reduce.axis);
-  if (sym_is(name, "value_index")) return val_int(e->u.reduce.value_index);
-  if (sym_is(name, "condition"))
-    return e->u.reduce.condition ? bi_te_wrap_expr(e->u.reduce.condition) : val_none();
-  return NULL;
+static Value *reduce_combiner(Interp *I, Value *self) {
+  return bi_te_wrap_combiner(expr_at(self)->u.reduce.combiner);
+}
+static Value *reduce_source(Interp *I, Value *self) {
+  const Expr *e = expr_at(self);
+  return bi_te_expr_list(e->u.reduce.nsrc, e->u.reduce.source);
+}
+static Value *reduce_axis(Interp *I, Value *self) {
+  const Expr *e = expr_at(self);
+  return bi_te_itervar_list(e->u.reduce.naxis, e->u.reduce.axis);
+}
+static Value *reduce_value_index(Interp *I, Value *self) {
+  return val_int(expr_at(self)->u.reduce.value_index);
+}
+static Value *reduce_condition(Interp *I, Value *self) {
+  Expr *c = expr_at(self)->u.reduce.condition;
+  return c ? bi_te_wrap_expr(c) : val_none();
 }
 
-/* The fields TVM's node classes show, by kind (IntImm.value, Add.a, Select.condition ...). */
-static Value *kind_attr(Expr *e, Sym *name) {
-  switch (e->kind) {
-  case EXPR_INT:
-    return sym_is(name, "value") ? literal_value(e) : NULL;
-  case EXPR_FLOAT:
-    return sym_is(name, "value") ? val_float(e->u.fval) : NULL;
-  case EXPR_STR:
-    return sym_is(name, "value") ? val_cstr(e->u.str) : NULL;
-  case EXPR_VAR:
-    return sym_is(name, "name") ? val_cstr(e->u.var->name) : NULL;
-  case EXPR_CAST:
-    return sym_is(name, "value") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
-  case EXPR_NOT:
-    return sym_is(name, "a") ? bi_te_wrap_expr(e->u.unary.a) : NULL;
-  IR_CASE_BINARY:
-    return binary_attr(e, name);
-  case EXPR_SELECT:
-    return select_attr(e, name);
-  case EXPR_CALL:
-    if (sym_is(name, "op")) return val_cstr(e->u.call.op);
-    return sym_is(name, "args") ? bi_te_expr_list(e->u.call.n, e->u.call.args) : NULL;
-  case EXPR_PRODUCER_LOAD:
-    if (sym_is(name, "producer")) return bi_te_wrap_tensor(e->u.pload.tensor);
-    return sym_is(name, "indices") ? bi_te_expr_list(e->u.pload.n, e->u.pload.indices) : NULL;
-  case EXPR_REDUCE:
-    return reduce_attr(e, name);
+/* The fields TVM's node classes show, one table a kind (IntImm.value, Add.a, Select.condition
+ * ...), beside the dtype every expression has. */
+static const Property int_props[] = {{"value", int_value, "the literal's value, an int"}, {0}};
+static const Property float_props[] = {{"value", float_value, "the literal's value, a float"},
+                                       {0}};
+static const Property str_props[] = {{"value", str_value, "the literal's value, a str"}, {0}};
+static const Property var_props[] = {{"name", var_name, "the variable's name, a str"}, {0}};
+static const Property cast_props[] = {{"value", unary_a, "the expression cast, a PrimExpr"}, {0}};
+static const Property not_props[] = {{"a", unary_a, "the operand, a PrimExpr"}, {0}};
+static const Property binary_props[] = {
+    {"a", binary_a, "the left operand, a PrimExpr"},
+    {"b", binary_b, "the right operand, a PrimExpr"},
+    {0},
+};
+static const Property select_props[] = {
+    {"condition", select_cond, "the condition, a boolean PrimExpr"},
+    {"true_value", select_t, "the value where the condition holds, a PrimExpr"},
+    {"false_value", select_f, "the value where it does not, a PrimExpr"},
+    {0},
+};
+static const Property call_props[] = {
+    {"op", call_op, "the called intrinsic's name, a str ('tir.exp')"},
+    {"args", call_args, "the arguments, a list of PrimExpr"},
+    {0},
+};
+static const Property pload_props[] = {
+    {"producer", pload_producer, "the Tensor read"},
+    {"indices", pload_indices, "the index of each dimension, a list of PrimExpr"},
+    {0},
+};
+static const Property reduce_props[] = {
+    {"combiner", reduce_combiner, "the CommReducer that combines the values"},
+    {"source", reduce_source, "the values reduced, a list of PrimExpr"},
+    {"axis", reduce_axis, "the reduction axes, a list of IterVar"},
+    {"value_index", reduce_value_index, "which of the combiner's results this is, an int"},
+    {"condition", reduce_condition, "the values' condition, a PrimExpr, or None"},
+    {0},
+};
+
+static const Property *expr_kind_props(Value *self) {
+  switch (expr_at(self)->kind) {
+  case EXPR_INT: return int_props;
+  case EXPR_FLOAT: return float_props;
+  case EXPR_STR: return str_props;
+  case EXPR_VAR: return var_props;
+  case EXPR_CAST: return cast_props;
+  case EXPR_NOT: return not_props;
+  IR_CASE_BINARY: return binary_props;
+  case EXPR_SELECT: return select_props;
+  case EXPR_CALL: return call_props;
+  case EXPR_PRODUCER_LOAD: return pload_props;
+  case EXPR_REDUCE: return reduce_props;
   case EXPR_RAMP: /* lowered IR only: scripts never hold these */
   case EXPR_BROADCAST:
   case EXPR_LET:
-  case EXPR_LOAD:
-    return NULL;
-  case EXPR_KIND_COUNT:
-    break;
+  case EXPR_LOAD: return NULL;
+  case EXPR_KIND_COUNT: break;
   }
   TES_UNREACHABLE();
 }
@@ -257,16 +306,9 @@ static const Property expr_props[] = {
     {0},
 };
 
-/* The fields beside dtype depend on the node's kind (one class stands for all of TVM's
- * PrimExpr classes), so they stay a hook. */
-static Value *expr_getattr(Interp *I, Value *self, Sym *name) {
-  return kind_attr(self->u.obj.p, name);
-}
-
 const ObjClass bi_te_expr_class = {
     .type = {"PrimExpr", NULL, VAL_OBJ, NULL},
     .repr = expr_repr,
-    .getattr = expr_getattr,
     .binop = expr_binop,
     .unop = expr_unop,
     .compare = expr_compare,
@@ -274,6 +316,7 @@ const ObjClass bi_te_expr_class = {
     .truthy = expr_truthy,
     .logic = expr_logic,
     .props = expr_props,
+    .props_of = expr_kind_props,
 };
 
 /* ---- IterVar and its Range ---- */

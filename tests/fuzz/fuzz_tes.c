@@ -6,10 +6,16 @@
 #include <stdio.h>
 
 #include "frontend/lang/interp.h"
+#include "frontend/tvm/packages.h"
 
 enum { STEP_LIMIT = 100000 };
 
 static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  tvm_register_modules();
+  return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!devnull) devnull = fopen("/dev/null", "w");

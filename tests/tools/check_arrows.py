@@ -10,6 +10,13 @@ ARCHITECTURE.md lets LLVM and CUDA in. Each violation is printed as
 
     FILE:LINE: ROOM may not include PATH
 
+An include is not the only way up: a header may declare an `extern` object that a room above
+defines, and the code that names it then needs that room at link time. So each `extern` object
+a header declares must be defined (at file scope of a .c file) in a room the header's room may
+include, else
+
+    FILE:LINE: ROOM declares NAME, which DEFINER defines
+
 and the last line is "N passed, M failed" (files without and with a violation), as ./check
 reads it from every test meson registers; the exit status is 1 when anything failed.
 tests/, bench/ and the generated sources are free: they are not rooms.
@@ -59,6 +66,11 @@ SYSTEM_RULES = (
 )
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+# an `extern` declaration up to its semicolon, and a non-static object defined at file scope
+EXTERN = re.compile(r'^[ \t]*extern\b([^;{(]*);', re.M)
+DEFINITION = re.compile(r'^(?!static\b|extern\b|typedef\b|return\b)[A-Za-z_][\w \t*]*?\b'
+                        r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=', re.M)
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
 
 
 def room_of(path):
@@ -100,10 +112,45 @@ def resolve(root, src, name):
     return beside
 
 
-def check_file(root, src):
-    """The violations of one file: a list of (line number, message)."""
+def blank_comments(text):
+    """text with each comment's characters but its newlines as spaces (lines keep their
+    numbers)."""
+    return COMMENT.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text)
+
+
+def extern_names(text):
+    """(line number, name) of each object an `extern` declaration of text names."""
+    text = blank_comments(text)
+    for m in EXTERN.finditer(text):
+        lineno = text.count('\n', 0, m.start()) + 1
+        for part in m.group(1).split(','):
+            names = re.findall(r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$', part.strip())
+            if names:
+                yield lineno, names[0]
+
+
+def definitions(root):
+    """{name: the .c file defining it} over the checked tree."""
+    found = {}
+    for src in sources(root):
+        if src.endswith('.c'):
+            with open(os.path.join(root, src), encoding='utf-8', errors='replace') as f:
+                for m in DEFINITION.finditer(blank_comments(f.read())):
+                    found.setdefault(m.group(1), src)
+    return found
+
+
+def check_file(root, src, defined=None):
+    """The violations of one file: a list of (line number, message). defined: definitions()."""
     room = room_of(src)
     found = []
+    if src.endswith('.h') and defined:
+        with open(os.path.join(root, src), encoding='utf-8', errors='replace') as f:
+            for lineno, name in extern_names(f.read()):
+                definer = defined.get(name)
+                if definer and not allowed(src, room, definer):
+                    found.append((lineno, '%s declares %s, which %s defines' % (room, name,
+                                                                                definer)))
     with open(os.path.join(root, src), encoding='utf-8', errors='replace') as f:
         for lineno, line in enumerate(f, 1):
             m = INCLUDE.match(line)
@@ -118,7 +165,7 @@ def check_file(root, src):
             for pattern, rooms, what in SYSTEM_RULES:
                 if pattern.search(name) and not any(in_room(room, r) for r in rooms):
                     found.append((lineno, '%s may not include %s (%s)' % (room, name, what)))
-    return found
+    return sorted(found)
 
 
 def sources(root):
@@ -134,8 +181,9 @@ def sources(root):
 def check_tree(root, out):
     """Prints each violation to out; returns (files passed, files failed)."""
     passed = failed = 0
+    defined = definitions(root)
     for src in sources(root):
-        found = check_file(root, src)
+        found = check_file(root, src, defined)
         for lineno, msg in found:
             print('%s:%d: %s' % (src, lineno, msg), file=out)
         if found:
@@ -153,7 +201,12 @@ GOOD_TREE = {
     'frontend/lang/parse.h': '#include "frontend/lang/ast.h"\n',
     'frontend/lang/ast.h': '#include "ir/arena.h"\n',
     'frontend/lang/value.c': '#include "frontend/lang/ast.h"\n#include "ir/support.h"\n',
-    'frontend/np/np.c': '#include "frontend/lang/ast.h"\n#include "jit/ndarray.h"\n',
+    'frontend/np/np.c': '#include "frontend/lang/ast.h"\n#include "jit/ndarray.h"\n'
+                        'const Builtin np_funcs[] = {0};\nconst int np_count = 1, np_other;\n',
+    'frontend/np/np.h': '#include "frontend/lang/value.h"\n'
+                        'extern const Builtin np_funcs[], /* np.c */ lang_funcs[];\n',
+    'frontend/lang/value.h': 'extern const Builtin lang_funcs[];\n',
+    'frontend/lang/builtins.c': 'const Builtin lang_funcs[] = {\n  {0},\n};\n',
     'frontend/tvm/te.c': '#include "frontend/np/np.c"\n#include "ir/expr.h"\n'
                          '#include "backends/c/codegen_c.h"\n#include "jit/ndarray.h"\n',
     'frontend/main.c': '#include "frontend/tvm/te.c"\n#include "grammar/lexer.h"\n',
@@ -184,6 +237,11 @@ BAD_CASES = (
     ('frontend/lang/value.c', '#include "frontend/np/np.h"\n#include "frontend/repl.h"\n',
      ['frontend/lang/value.c:1: frontend/lang may not include frontend/np/np.h',
       'frontend/lang/value.c:2: frontend/lang may not include frontend/repl.h']),
+    # declared below, defined above: the language would need the numpy subset to link
+    ('frontend/lang/value.h', 'extern int x;\n/* extern int np_count; */\nextern const\n'
+     '  Builtin lang_funcs[],\n  np_funcs[3]; /* np.c */\nextern int np_count;\n',
+     ['frontend/lang/value.h:3: frontend/lang declares np_funcs, which frontend/np/np.c defines',
+      'frontend/lang/value.h:6: frontend/lang declares np_count, which frontend/np/np.c defines']),
     ('frontend/tvm/te.c', '#include "frontend/diag.h"\n',
      ['frontend/tvm/te.c:1: frontend/tvm may not include frontend/diag.h']),
     ('backends/llvm/codegen.c', '#include "backends/c/codegen_c.h"\n#include "jit/jit.h"\n'

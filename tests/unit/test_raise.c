@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frontend/lang/interp.h"
+#include "frontend/tvm/packages.h"
 #include "frontend/tvm/raise.h"
 
 #include "tests/unit/check.h"
@@ -53,6 +54,7 @@ static void test_empty_diag(void) {
 }
 
 int main(void) {
+  tvm_register_modules();
   I = interp_new();
   test_user_diag();
   test_internal_diag();

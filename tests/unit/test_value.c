@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/lang/interp.h"
+#include "frontend/lang/modules.h"
 #include "frontend/lang/value.h"
 #include "tests/unit/check.h"
 
@@ -1383,8 +1384,42 @@ static void test_gc(void) {
   test_gc_objects(base);
 }
 
+static int made_up_init(Interp *I, Value *m) {
+  Value *v = val_int(7);
+  dict_set_sym(m->u.mod->dict, sym_cstr("seven"), v);
+  val_decref(v);
+  return 0;
+}
+
+/* The language stands alone: this program registers no room's modules, so a session has its
+ * own (math) and no tvm or numpy; a set registered later is found, aliased and prebound. */
+static void test_module_sets(void) {
+  CHECK(mod_known("math") && mod_known("os.path") && mod_known("__future__"));
+  CHECK(!mod_known("numpy") && !mod_known("tvm") && !mod_known("te"));
+  CHECK(dict_get_sym(interp_globals(I), sym_cstr("np")) == NULL);
+  Value *m = mod_import(I, interp_modules(I), "tvm");
+  CHECK(m == NULL && interp_error_matches(I, EXC_ImportError));
+  interp_error_clear(I);
+
+  static const ModuleDef made_up = {"made_up", NULL, made_up_init, "a module of the test", NULL,
+                                    NULL};
+  static const ModuleDef *const defs[] = {&made_up, NULL};
+  static const ModuleAlias aliases[] = {{"mu", "made_up"}, {0}};
+  static const ModuleSet set = {defs, aliases, aliases};
+  mod_register(&set);
+  mod_register(&set); /* again: nothing changes */
+  CHECK(mod_known("made_up") && mod_known("mu") && !mod_known("made_up.x"));
+  Interp *J = interp_new();
+  Value *bound = dict_get_sym(interp_globals(J), sym_cstr("mu"));
+  Value *seven = bound ? dict_get_sym(bound->u.mod->dict, sym_cstr("seven")) : NULL;
+  CHECK(seven && val_is_int(seven) && seven->u.i == 7);
+  CHECK(bound == dict_get_sym(interp_modules(J), sym_cstr("made_up")));
+  interp_free(J);
+}
+
 int main(void) {
   I = interp_new();
+  test_module_sets();
   test_int_arith();
   test_float_arith();
   test_seq_arith();
