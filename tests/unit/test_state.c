@@ -4,6 +4,7 @@
  * first did; a name interned before any Interp exists is adopted by the first. */
 #include "frontend/lang/interp.h"
 #include "frontend/lang/state.h"
+#include "frontend/tvm/packages.h"
 #include "tests/unit/check.h"
 
 /* Cycles the collector breaks (a list holding itself, a closure and its frame), one it
@@ -79,6 +80,7 @@ static void test_booted_before_interp(void) {
 }
 
 int main(void) {
+  tvm_register_modules(); /* the programs run use tvm and numpy */
   test_in_sequence();
   test_overlapping();
   test_booted_before_interp();
