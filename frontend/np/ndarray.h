@@ -2,8 +2,8 @@
  * tvm.nd.empty return): a VAL_OBJ of class bi_ndarray_class over a jit/ndarray.h NDArray it
  * owns. The numpy subset (the files of frontend/np/) implements it; tvm.build's Module call reads and writes
  * arrays through these. */
-#ifndef TES_FRONTEND_BI_NDARRAY_H
-#define TES_FRONTEND_BI_NDARRAY_H
+#ifndef TES_NP_NDARRAY_H
+#define TES_NP_NDARRAY_H
 
 #include "frontend/lang/value.h"
 #include "jit/ndarray.h"

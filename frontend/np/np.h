@@ -7,8 +7,8 @@
 /* np.h: the numpy subset of SPEC §10 as a module: numpy (with numpy.random and numpy.testing
  * as members), which np.c registers with the language's import; the files of this folder
  * implement it over the array value of np/ndarray.h. */
-#ifndef TES_BI_NP_H
-#define TES_BI_NP_H
+#ifndef TES_NP_H
+#define TES_NP_H
 
 #include "frontend/lang/value.h"
 

@@ -9,8 +9,8 @@
  * signed integers and bool as int64, unsigned integers as uint64, floats as double. A float32
  * or float16 result is computed in double and rounded once on the way into its array, which
  * gives the correctly rounded result for + - * / and sqrt. */
-#ifndef TES_BI_NP_IMPL_H
-#define TES_BI_NP_IMPL_H
+#ifndef TES_NP_IMPL_H
+#define TES_NP_IMPL_H
 
 #include "frontend/np/ndarray.h"
 #include "frontend/np/np.h"

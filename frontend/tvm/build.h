@@ -2,8 +2,8 @@
  * (callable on arrays, get_source, time_evaluator, save, export_library), devices (tvm.cpu,
  * tvm.cuda, tvm.device) and targets (tvm.target.Target, `with target:`). The "llvm" target goes
  * through backends/llvm and jit/; the array values are np/ndarray.h's. */
-#ifndef TES_BI_BUILD_H
-#define TES_BI_BUILD_H
+#ifndef TES_TVM_BUILD_H
+#define TES_TVM_BUILD_H
 
 #include "frontend/lang/value.h"
 #include "ir/diag.h"

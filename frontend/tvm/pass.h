@@ -2,8 +2,8 @@
  * tvm/pass.c. Every lowering of a session goes through bi_pass_lower, so the innermost entered
  * PassContext configures it and the hooks of main.c (--dump-after, --emit=ir) see it; the
  * schedule bindings report each primitive that succeeded, for the REPL's :watch. */
-#ifndef TES_BI_PASS_H
-#define TES_BI_PASS_H
+#ifndef TES_TVM_PASS_H
+#define TES_TVM_PASS_H
 
 #include "frontend/lang/value.h"
 #include "ir/lower.h"

@@ -1,6 +1,6 @@
 /* raise.h: the one place a Diag of ir/, backends/ or jit/ becomes a TES exception. */
-#ifndef TES_BI_RAISE_H
-#define TES_BI_RAISE_H
+#ifndef TES_TVM_RAISE_H
+#define TES_TVM_RAISE_H
 
 #include "frontend/lang/interp.h"
 #include "ir/diag.h"

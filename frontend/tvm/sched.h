@@ -1,8 +1,8 @@
 /* sched.h: schedules and lowering as values (SPEC §7–§8), implemented in tvm/sched.c: the
  * functions the tvm and tvm.te tables list and the classes their modules show. The hooks that
  * see every lowering (--dump-after, --emit=ir) are the session's: tvm/pass.h. */
-#ifndef TES_BI_SCHED_H
-#define TES_BI_SCHED_H
+#ifndef TES_TVM_SCHED_H
+#define TES_TVM_SCHED_H
 
 #include "frontend/lang/value.h"
 #include "ir/lower.h"

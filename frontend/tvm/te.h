@@ -7,8 +7,8 @@
 /* te.h: the tensor-expression values of SPEC §6 (te.var, te.placeholder, te.compute ...) as
  * the other bindings see them: IR nodes of the session's arena wrapped as values, and read
  * back. Schedules, lowering and TOPI bindings build on these; tvm/te*.c implement them. */
-#ifndef TES_BI_TE_H
-#define TES_BI_TE_H
+#ifndef TES_TVM_TE_H
+#define TES_TVM_TE_H
 
 #include "frontend/lang/value.h"
 #include "ir/tensor.h"

@@ -2,8 +2,8 @@
  * tvm/te_values.c (the value classes), tvm/te_arith.c (SPEC §6's dtype rules and operators) and
  * tvm/te_broadcast.c (tensor arithmetic as TOPI's broadcast ops), and the session's arena that
  * sched.c and pass.c use too. Private to those files. */
-#ifndef TES_BI_TE_IMPL_H
-#define TES_BI_TE_IMPL_H
+#ifndef TES_TVM_TE_IMPL_H
+#define TES_TVM_TE_IMPL_H
 
 #include "frontend/tvm/te.h"
 #include "frontend/lang/interp.h"
