@@ -10,10 +10,9 @@
 #include "frontend/lang/modules_impl.h"
 #include "ir/strbuf.h"
 
-/* Python's struct_rusage is a tuple with named fields; these are the ones tes gives, in its
- * order, so r[2] and r.ru_maxrss agree. */
-static const char *const fields[] = {"ru_utime", "ru_stime", "ru_maxrss"};
-enum { NFIELDS = sizeof fields / sizeof *fields };
+/* Python's struct_rusage is a tuple with named fields; tes gives ru_utime, ru_stime and
+ * ru_maxrss, in that order (usage_props), so r[2] and r.ru_maxrss agree. */
+enum { NFIELDS = 3 };
 
 typedef struct Usage {
   double utime, stime; /* seconds */
@@ -26,11 +25,16 @@ static Value *field(const Usage *u, int i) {
 
 static void usage_free(void *p) { free(p); }
 
-static Value *usage_getattr(Interp *I, Value *self, Sym *name) {
-  for (int i = 0; i < NFIELDS; i++)
-    if (sym_is(name, fields[i])) return field(self->u.obj.p, i);
-  return NULL;
-}
+static Value *get_utime(Interp *I, Value *self) { return field(self->u.obj.p, 0); }
+static Value *get_stime(Interp *I, Value *self) { return field(self->u.obj.p, 1); }
+static Value *get_maxrss(Interp *I, Value *self) { return field(self->u.obj.p, 2); }
+
+static const Property usage_props[] = {
+    {"ru_utime", get_utime, "user CPU time, in seconds"},
+    {"ru_stime", get_stime, "system CPU time, in seconds"},
+    {"ru_maxrss", get_maxrss, "peak resident set size, in KiB"},
+    {0},
+};
 
 static Value *usage_getitem(Interp *I, Value *self, Value *key) {
   int64_t i;
@@ -54,7 +58,7 @@ static const ObjClass usage_class = {
     .type = {"struct_rusage", NULL, VAL_OBJ, NULL},
     .free = usage_free,
     .repr = usage_repr,
-    .getattr = usage_getattr,
+    .props = usage_props,
     .getitem = usage_getitem,
     .len = usage_len,
 };
