@@ -12,33 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/c/c_printer.h"
 #include "backends/c/codegen_c.h"
 #include "ir/strbuf.h"
 
-typedef struct CName {
-  const Var *var;
-  char *name;
-} CName;
-
-typedef struct CVecLet { /* a vector let, printed lane by lane as its value */
-  const Var *var;
-  const Expr *value;
-} CVecLet;
-
-typedef struct CPrinter {
-  StrBuf out;
-  int indent;
-  CName *names;
-  int nnames;
-  CVecLet *lets;
-  int nlets;
-  int nasserts;
-  Diag *diag; /* the first error; printing goes on to the end */
-} CPrinter;
-
 /* ---- names and types ---- */
 
-static const char *name_of(CPrinter *p, const Var *v) {
+const char *cp_name_of(CPrinter *p, const Var *v) {
   for (int i = 0; i < p->nnames; i++)
     if (p->names[i].var == v) return p->names[i].name;
   StrBuf b = STRBUF_INIT;
@@ -58,10 +38,8 @@ static const char *name_of(CPrinter *p, const Var *v) {
   return p->names[p->nnames++].name;
 }
 
-static const char *c_type(DType t) { return dt_c_name(t, false); }
 
-static void line(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
-static void line(CPrinter *p, const char *fmt, ...) {
+void cp_line(CPrinter *p, const char *fmt, ...) {
   for (int i = 0; i < p->indent; i++) sb_puts(&p->out, "  ");
   va_list ap;
   va_start(ap, fmt);
@@ -73,26 +51,26 @@ static void line(CPrinter *p, const char *fmt, ...) {
 
 static void expr(CPrinter *p, const Expr *e, bool lane);
 
-static void put(CPrinter *p, const char *s) { sb_puts(&p->out, s); }
+void cp_put(CPrinter *p, const char *s) { sb_puts(&p->out, s); }
 
 static void literal(CPrinter *p, const Expr *e) {
   DType t = dt_element(e->dtype);
   if (e->kind == EXPR_INT) {
-    if (t.code == DT_BOOL) return put(p, e->u.ival ? "true" : "false");
+    if (t.code == DT_BOOL) return cp_put(p, e->u.ival ? "true" : "false");
     if (t.code == DT_INT && t.bits == 32) return sb_printf(&p->out, "%lld", (long long)e->u.ival);
     if (t.code == DT_UINT)
-      return sb_printf(&p->out, "((%s)%lluu)", c_type(t), (unsigned long long)e->u.ival);
-    return sb_printf(&p->out, "((%s)%lld)", c_type(t), (long long)e->u.ival);
+      return sb_printf(&p->out, "((%s)%lluu)", cp_c_type(t), (unsigned long long)e->u.ival);
+    return sb_printf(&p->out, "((%s)%lld)", cp_c_type(t), (long long)e->u.ival);
   }
   double v = e->u.fval;
-  if (isnan(v)) return sb_printf(&p->out, "((%s)NAN)", c_type(t));
-  if (isinf(v)) return sb_printf(&p->out, "((%s)%sINFINITY)", c_type(t), v < 0 ? "-" : "");
+  if (isnan(v)) return sb_printf(&p->out, "((%s)NAN)", cp_c_type(t));
+  if (isinf(v)) return sb_printf(&p->out, "((%s)%sINFINITY)", cp_c_type(t), v < 0 ? "-" : "");
   char buf[40];
   snprintf(buf, sizeof buf, "%.17g", v);
   if (!strpbrk(buf, ".e")) strcat(buf, ".0");
   if (t.bits == 32) return sb_printf(&p->out, "%sf", buf);
   if (t.bits == 16) return sb_printf(&p->out, "((_Float16)%s)", buf);
-  put(p, buf);
+  cp_put(p, buf);
 }
 
 static void binary(CPrinter *p, const Expr *e, bool lane) {
@@ -106,25 +84,25 @@ static void binary(CPrinter *p, const Expr *e, bool lane) {
   if (e->kind == EXPR_MIN || e->kind == EXPR_MAX) {
     sb_printf(&p->out, "tes_%s(", e->kind == EXPR_MIN ? "min" : "max");
   } else if (floor_op && dt_is_float(t)) {
-    put(p, e->kind == EXPR_FLOORDIV ? "floor(" : "tes_floormodf(");
+    cp_put(p, e->kind == EXPR_FLOORDIV ? "floor(" : "tes_floormodf(");
   } else if (floor_op && t.code == DT_INT) {
-    sb_printf(&p->out, "((%s)tes_%s(", c_type(t),
+    sb_printf(&p->out, "((%s)tes_%s(", cp_c_type(t),
               e->kind == EXPR_FLOORDIV ? "floordiv" : "floormod");
   } else if (e->kind == EXPR_MOD && dt_is_float(t)) {
-    put(p, "fmod(");
+    cp_put(p, "fmod(");
   } else {
     const char *op = floor_op ? (e->kind == EXPR_FLOORDIV ? "/" : "%") : ops[e->kind];
-    put(p, "(");
+    cp_put(p, "(");
     expr(p, a, lane);
     sb_printf(&p->out, " %s ", op);
     expr(p, b, lane);
-    put(p, ")");
+    cp_put(p, ")");
     return;
   }
   expr(p, a, lane);
-  put(p, e->kind == EXPR_FLOORDIV && dt_is_float(t) ? " / " : ", ");
+  cp_put(p, e->kind == EXPR_FLOORDIV && dt_is_float(t) ? " / " : ", ");
   expr(p, b, lane);
-  put(p, floor_op && t.code == DT_INT ? "))" : ")");
+  cp_put(p, floor_op && t.code == DT_INT ? "))" : ")");
 }
 
 /* tir.NAME -> a libm function (the double one; float gets its f) or an operator. */
@@ -134,12 +112,12 @@ static const char *const libm_names[] = {
     "floor", "ceil", "round", "nearbyint", "trunc", "fabs",  "pow",   "fmod"};
 
 static void call_args(CPrinter *p, const Expr *e, int first, bool lane) {
-  put(p, "(");
+  cp_put(p, "(");
   for (int i = first; i < e->u.call.n; i++) {
-    if (i > first) put(p, ", ");
+    if (i > first) cp_put(p, ", ");
     expr(p, e->u.call.args[i], lane);
   }
-  put(p, ")");
+  cp_put(p, ")");
 }
 
 static bool math_call(CPrinter *p, const Expr *e, const char *fn, bool lane) {
@@ -148,13 +126,14 @@ static bool math_call(CPrinter *p, const Expr *e, const char *fn, bool lane) {
     DType t = dt_element(e->dtype);
     sb_printf(&p->out, "%s%s%s", t.bits == 16 ? "((_Float16)" : "", fn, t.bits == 64 ? "" : "f");
     call_args(p, e, 0, lane);
-    if (t.bits == 16) put(p, ")");
+    if (t.bits == 16) cp_put(p, ")");
     return true;
   }
   return false;
 }
 
 static void call(CPrinter *p, const Expr *e, bool lane) {
+  if (p->dialect->call && p->dialect->call(p, e)) return;
   const char *op = e->u.call.op, *fn = strncmp(op, "tir.", 4) == 0 ? op + 4 : op;
   Expr *const *a = e->u.call.args;
   int n = e->u.call.n;
@@ -165,7 +144,7 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
                                            {"bitwise_xor", "^"}};
   if (e->u.call.ckind == CALL_EXTERN || strcmp(fn, "call_extern") == 0) {
     bool named = strcmp(fn, "call_extern") == 0 && n >= 1 && a[0]->kind == EXPR_STR;
-    put(p, named ? a[0]->u.str : fn);
+    cp_put(p, named ? a[0]->u.str : fn);
     return call_args(p, e, named ? 1 : 0, lane);
   }
   if ((strcmp(fn, "likely") == 0 || strcmp(fn, "bitwise_not") == 0 || strcmp(fn, "isnan") == 0 ||
@@ -177,48 +156,49 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
                       : strcmp(fn, "popcount") == 0    ? "__builtin_popcountll("
                       : strcmp(fn, "sigmoid") == 0     ? "(1 / (1 + exp(-"
                                                        : "(1 / sqrt(";
-    put(p, pre);
+    cp_put(p, pre);
     expr(p, a[0], lane);
-    put(p, strcmp(fn, "sigmoid") == 0 ? ")))" : strcmp(fn, "rsqrt") == 0 ? "))" : ")");
+    cp_put(p, strcmp(fn, "sigmoid") == 0 ? ")))" : strcmp(fn, "rsqrt") == 0 ? "))" : ")");
     return;
   }
   for (size_t i = 0; i < sizeof bin_ops / sizeof *bin_ops; i++)
     if (strcmp(fn, bin_ops[i][0]) == 0 && n == 2) {
-      put(p, "(");
+      cp_put(p, "(");
       expr(p, a[0], lane);
       sb_printf(&p->out, " %s ", bin_ops[i][1]);
       expr(p, a[1], lane);
-      put(p, ")");
+      cp_put(p, ")");
       return;
     }
   if (strcmp(fn, "if_then_else") == 0 && n == 3) {
-    put(p, "(");
+    cp_put(p, "(");
     expr(p, a[0], lane);
-    put(p, " ? ");
+    cp_put(p, " ? ");
     expr(p, a[1], lane);
-    put(p, " : ");
+    cp_put(p, " : ");
     expr(p, a[2], lane);
-    put(p, ")");
+    cp_put(p, ")");
     return;
   }
-  if (!math_call(p, e, fn, lane)) ir_error(p->diag, "not supported yet: @%s on the c target", op);
+  if (!math_call(p, e, fn, lane)) ir_error(p->diag, "not supported yet: @%s on the %s target", op,
+                                    p->dialect->target);
 }
 
 static void load(CPrinter *p, const Expr *e, bool lane) {
   const Expr *pred = e->u.load.predicate;
   if (pred) {
-    put(p, "(");
+    cp_put(p, "(");
     expr(p, pred, lane);
-    put(p, " ? ");
+    cp_put(p, " ? ");
   }
-  sb_printf(&p->out, "%s[", name_of(p, e->u.load.buf->data));
+  sb_printf(&p->out, "%s[", cp_name_of(p, e->u.load.buf->data));
   expr(p, e->u.load.index, lane);
   if (e->u.load.buf->elem_offset) {
-    put(p, " + ");
+    cp_put(p, " + ");
     expr(p, e->u.load.buf->elem_offset, false);
   }
-  put(p, "]");
-  if (pred) sb_printf(&p->out, " : (%s)0)", c_type(dt_element(e->dtype)));
+  cp_put(p, "]");
+  if (pred) sb_printf(&p->out, " : (%s)0)", cp_c_type(dt_element(e->dtype)));
 }
 
 static const Expr *vector_let(CPrinter *p, const Var *v) {
@@ -242,33 +222,34 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
   case EXPR_STR:
     return sb_printf(&p->out, "\"%s\"", e->u.str);
   case EXPR_VAR: {
+    if (p->dialect->var && p->dialect->var(p, e->u.var)) return;
     const Expr *v = vec ? vector_let(p, e->u.var) : NULL;
-    return v ? expr(p, v, lane) : put(p, name_of(p, e->u.var));
+    return v ? expr(p, v, lane) : cp_put(p, cp_name_of(p, e->u.var));
   }
   case EXPR_CAST:
-    sb_printf(&p->out, "((%s)", c_type(dt_element(e->dtype)));
+    sb_printf(&p->out, "((%s)", cp_c_type(dt_element(e->dtype)));
     expr(p, e->u.unary.a, lane);
-    return put(p, ")");
+    return cp_put(p, ")");
   IR_CASE_BINARY:
     return binary(p, e, lane);
   case EXPR_NOT:
-    put(p, "(!");
+    cp_put(p, "(!");
     expr(p, e->u.unary.a, lane);
-    return put(p, ")");
+    return cp_put(p, ")");
   case EXPR_SELECT:
-    put(p, "(");
+    cp_put(p, "(");
     expr(p, e->u.select.cond, lane);
-    put(p, " ? ");
+    cp_put(p, " ? ");
     expr(p, e->u.select.t, lane);
-    put(p, " : ");
+    cp_put(p, " : ");
     expr(p, e->u.select.f, lane);
-    return put(p, ")");
+    return cp_put(p, ")");
   case EXPR_RAMP:
-    put(p, "(");
+    cp_put(p, "(");
     expr(p, e->u.ramp.base, false);
-    put(p, " + ");
+    cp_put(p, " + ");
     expr(p, e->u.ramp.stride, false);
-    return put(p, vec ? " * _lane)" : " * 0)");
+    return cp_put(p, vec ? " * _lane)" : " * 0)");
   case EXPR_BROADCAST:
     return expr(p, e->u.bcast.value, false);
   case EXPR_LET: /* lanes substitute the value; a scalar let is a GNU statement expression */
@@ -278,19 +259,19 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
       p->nlets--;
       return;
     }
-    sb_printf(&p->out, "({ %s %s = ", c_type(e->u.let.value->dtype), name_of(p, e->u.let.var));
+    sb_printf(&p->out, "({ %s %s = ", cp_c_type(e->u.let.value->dtype), cp_name_of(p, e->u.let.var));
     expr(p, e->u.let.value, false);
-    put(p, "; ");
+    cp_put(p, "; ");
     expr(p, e->u.let.body, false);
-    return put(p, "; })");
+    return cp_put(p, "; })");
   case EXPR_CALL:
     return call(p, e, lane);
   case EXPR_LOAD:
     return load(p, e, lane);
   case EXPR_PRODUCER_LOAD:
   case EXPR_REDUCE:
-    ir_error(p->diag, "not supported yet: %s expression left by lowering on the c target",
-             ir_expr_kind_names[e->kind]);
+    ir_error(p->diag, "not supported yet: %s expression left by lowering on the %s target",
+             ir_expr_kind_names[e->kind], p->dialect->target);
     return;
   case EXPR_KIND_COUNT:
     break;
@@ -302,76 +283,76 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
 
 static void stmt(CPrinter *p, const Stmt *s);
 
-static void block(CPrinter *p, const Stmt *s) {
+void cp_block(CPrinter *p, const Stmt *s) {
   p->indent++;
   stmt(p, s);
   p->indent--;
 }
 
 static void for_loop(CPrinter *p, const Stmt *s) {
-  const char *i = name_of(p, s->u.for_.var), *t = c_type(s->u.for_.var->dtype);
+  const char *i = cp_name_of(p, s->u.for_.var), *t = cp_c_type(s->u.for_.var->dtype);
   if (s->u.for_.fkind == FOR_THREAD_BINDING) {
-    ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the c target",
-             s->u.for_.var->name);
+    ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the %s target",
+             s->u.for_.var->name, p->dialect->target);
     return;
   }
-  if (s->u.for_.fkind == FOR_PARALLEL) line(p, "#pragma omp parallel for\n");
-  if (s->u.for_.fkind == FOR_UNROLLED) line(p, "#pragma GCC unroll 64\n");
-  line(p, "for (%s %s = ", t, i);
+  if (s->u.for_.fkind == FOR_PARALLEL) cp_line(p, "#pragma omp parallel for\n");
+  if (s->u.for_.fkind == FOR_UNROLLED) cp_line(p, "%s\n", p->dialect->unroll_pragma);
+  cp_line(p, "for (%s %s = ", t, i);
   expr(p, s->u.for_.min, false);
   sb_printf(&p->out, "; %s < ", i);
   if (!ir_is_const_int(s->u.for_.min, 0)) {
     expr(p, s->u.for_.min, false);
-    put(p, " + ");
+    cp_put(p, " + ");
   }
   expr(p, s->u.for_.extent, false);
   sb_printf(&p->out, "; ++%s) {\n", i);
-  block(p, s->u.for_.body);
-  line(p, "}\n");
+  cp_block(p, s->u.for_.body);
+  cp_line(p, "}\n");
 }
 
 static void store(CPrinter *p, const Stmt *s) {
   const Expr *v = s->u.store.value, *pred = s->u.store.predicate;
   bool vec = v->dtype.lanes > 1;
   if (vec) {
-    line(p, "for (int32_t _lane = 0; _lane < %d; ++_lane) {\n", v->dtype.lanes);
+    cp_line(p, "for (int32_t _lane = 0; _lane < %d; ++_lane) {\n", v->dtype.lanes);
     p->indent++;
   }
   if (pred) {
-    line(p, "if (");
+    cp_line(p, "if (");
     expr(p, pred, vec);
-    put(p, ") ");
+    cp_put(p, ") ");
   } else {
-    line(p, "%s", "");
+    cp_line(p, "%s", "");
   }
-  sb_printf(&p->out, "%s[", name_of(p, s->u.store.buf->data));
+  sb_printf(&p->out, "%s[", cp_name_of(p, s->u.store.buf->data));
   expr(p, s->u.store.index, vec);
   if (s->u.store.buf->elem_offset) {
-    put(p, " + ");
+    cp_put(p, " + ");
     expr(p, s->u.store.buf->elem_offset, false);
   }
-  put(p, "] = ");
+  cp_put(p, "] = ");
   expr(p, v, vec);
-  put(p, ";\n");
+  cp_put(p, ";\n");
   if (vec) {
     p->indent--;
-    line(p, "}\n");
+    cp_line(p, "}\n");
   }
 }
 
 static void allocate(CPrinter *p, const Stmt *s) {
-  const char *name = name_of(p, s->u.alloc.buffer_var), *t = c_type(dt_element(s->u.alloc.dtype));
-  line(p, "%s *%s = (%s *)aligned_alloc(64, (((size_t)%d * sizeof(%s)", t, name, t,
+  const char *name = cp_name_of(p, s->u.alloc.buffer_var), *t = cp_c_type(dt_element(s->u.alloc.dtype));
+  cp_line(p, "%s *%s = (%s *)aligned_alloc(64, (((size_t)%d * sizeof(%s)", t, name, t,
        s->u.alloc.dtype.lanes, t);
   for (int i = 0; i < s->u.alloc.ndim; i++) {
-    put(p, " * ");
+    cp_put(p, " * ");
     expr(p, s->u.alloc.extents[i], false);
   }
   sb_printf(&p->out, " + 63) / 64 * 64)); /* %s */\n",
             s->u.alloc.scope ? s->u.alloc.scope : "global");
-  line(p, "if (!%s) return -1;\n", name);
+  cp_line(p, "if (!%s) return -1;\n", name);
   stmt(p, s->u.alloc.body);
-  line(p, "free(%s);\n", name);
+  cp_line(p, "free(%s);\n", name);
 }
 
 static void let_stmt(CPrinter *p, const Stmt *s) {
@@ -382,26 +363,26 @@ static void let_stmt(CPrinter *p, const Stmt *s) {
     p->nlets--;
     return;
   }
-  line(p, "%s %s = ", c_type(v->dtype), name_of(p, s->u.let.var));
+  cp_line(p, "%s %s = ", cp_c_type(v->dtype), cp_name_of(p, s->u.let.var));
   expr(p, v, false);
-  put(p, ";\n");
+  cp_put(p, ";\n");
   stmt(p, s->u.let.body);
 }
 
 static void if_stmt(CPrinter *p, const Stmt *s) {
-  line(p, "if (");
+  cp_line(p, "if (");
   expr(p, s->u.if_.cond, false);
-  put(p, ") {\n");
-  block(p, s->u.if_.then);
+  cp_put(p, ") {\n");
+  cp_block(p, s->u.if_.then);
   if (s->u.if_.orelse) {
-    line(p, "} else {\n");
-    block(p, s->u.if_.orelse);
+    cp_line(p, "} else {\n");
+    cp_block(p, s->u.if_.orelse);
   }
-  line(p, "}\n");
+  cp_line(p, "}\n");
 }
 
 static void stmt(CPrinter *p, const Stmt *s) {
-  if (!s) return;
+  if (!s || (p->dialect->stmt && p->dialect->stmt(p, s))) return;
   switch (s->kind) {
   case STMT_FOR:
     return for_loop(p, s);
@@ -414,8 +395,8 @@ static void stmt(CPrinter *p, const Stmt *s) {
     return store(p, s);
   case STMT_PROVIDE:
   case STMT_REALIZE:
-    ir_error(p->diag, "not supported yet: %s statement left by lowering on the c target",
-             ir_stmt_kind_names[s->kind]);
+    ir_error(p->diag, "not supported yet: %s statement left by lowering on the %s target",
+             ir_stmt_kind_names[s->kind], p->dialect->target);
     return;
   case STMT_ALLOCATE:
     return allocate(p, s);
@@ -423,26 +404,39 @@ static void stmt(CPrinter *p, const Stmt *s) {
     if (strcmp(s->u.attr.key, "thread_extent") == 0 || strcmp(s->u.attr.key, "virtual_thread") == 0)
       ir_error(p->diag, "not supported yet: attr \"%s\" on the c target (a GPU schedule)",
                s->u.attr.key);
-    line(p, "/* attr %s */\n", s->u.attr.key);
+    cp_line(p, "/* attr %s */\n", s->u.attr.key);
     return stmt(p, s->u.attr.body);
   case STMT_LET:
     return let_stmt(p, s);
   case STMT_ASSERT:
-    line(p, "if (!(");
+    cp_line(p, "if (!(");
     expr(p, s->u.assert_.cond, false);
     sb_printf(&p->out, ")) return %d; /* ", ++p->nasserts);
-    if (s->u.assert_.msg && s->u.assert_.msg->kind == EXPR_STR) put(p, s->u.assert_.msg->u.str);
-    put(p, " */\n");
+    if (s->u.assert_.msg && s->u.assert_.msg->kind == EXPR_STR) cp_put(p, s->u.assert_.msg->u.str);
+    cp_put(p, " */\n");
     return stmt(p, s->u.assert_.body);
   case STMT_EVALUATE:
-    line(p, "%s", "");
+    cp_line(p, "%s", "");
     expr(p, s->u.eval.value, false);
-    put(p, ";\n");
+    cp_put(p, ";\n");
     return;
   case STMT_KIND_COUNT:
     break;
   }
   TES_UNREACHABLE();
+}
+
+void cp_expr(CPrinter *p, const Expr *e) { expr(p, e, false); }
+void cp_stmt(CPrinter *p, const Stmt *s) { stmt(p, s); }
+
+CPrinter cp_init(const CDialect *dl, void *user, Diag *d) {
+  return (CPrinter){.out = STRBUF_INIT, .diag = d, .dialect = dl, .user = user};
+}
+
+void cp_free(CPrinter *p) {
+  for (int i = 0; i < p->nnames; i++) free(p->names[i].name);
+  free(p->names);
+  free(p->lets);
 }
 
 /* ---- the function ---- */
@@ -463,15 +457,21 @@ static void shape_var(IrVisitor *v, const Expr *e) {
 }
 
 static const char prelude[] =
-    "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n"
-    "#define tes_min(a, b) ((a) < (b) ? (a) : (b))\n"
-    "#define tes_max(a, b) ((a) > (b) ? (a) : (b))\n"
-    "/* floordiv and floormod round toward minus infinity; / and % of C truncate */\n"
-    "static inline int64_t tes_floordiv(int64_t a, int64_t b) {\n"
-    "  int64_t q = a / b, r = a % b;\n  return r != 0 && (r < 0) != (b < 0) ? q - 1 : q;\n}\n"
-    "static inline int64_t tes_floormod(int64_t a, int64_t b) {\n"
-    "  int64_t r = a % b;\n  return r != 0 && (r < 0) != (b < 0) ? r + b : r;\n}\n"
-    "static inline double tes_floormodf(double a, double b) { return a - floor(a / b) * b; }\n\n";
+    "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
+
+void cp_helpers(StrBuf *out, const char *qual) {
+  sb_printf(out,
+            "#define tes_min(a, b) ((a) < (b) ? (a) : (b))\n"
+            "#define tes_max(a, b) ((a) > (b) ? (a) : (b))\n"
+            "/* floordiv and floormod round toward minus infinity; / and %% of C truncate */\n"
+            "%1$s int64_t tes_floordiv(int64_t a, int64_t b) {\n"
+            "  int64_t q = a / b, r = a %% b;\n"
+            "  return r != 0 && (r < 0) != (b < 0) ? q - 1 : q;\n}\n"
+            "%1$s int64_t tes_floormod(int64_t a, int64_t b) {\n"
+            "  int64_t r = a %% b;\n  return r != 0 && (r < 0) != (b < 0) ? r + b : r;\n}\n"
+            "%1$s double tes_floormodf(double a, double b) { return a - floor(a / b) * b; }\n\n",
+            qual);
+}
 
 static void signature(CPrinter *p, const LoweredFunc *f) {
   ShapeVars sv = {{shape_var, NULL}, NULL, 0};
@@ -479,24 +479,24 @@ static void signature(CPrinter *p, const LoweredFunc *f) {
     for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
   sb_printf(&p->out, "int32_t %s(", f->name);
   for (int i = 0; i < f->nparams; i++)
-    sb_printf(&p->out, "%s%s *restrict %s", i ? ", " : "", c_type(dt_element(f->params[i]->dtype)),
-              name_of(p, f->params[i]->data));
+    sb_printf(&p->out, "%s%s *restrict %s", i ? ", " : "", cp_c_type(dt_element(f->params[i]->dtype)),
+              cp_name_of(p, f->params[i]->data));
   for (int i = 0; i < sv.n; i++)
-    sb_printf(&p->out, "%s%s %s", f->nparams + i ? ", " : "", c_type(sv.vars[i]->dtype),
-              name_of(p, sv.vars[i]));
-  put(p, ") {\n");
+    sb_printf(&p->out, "%s%s %s", f->nparams + i ? ", " : "", cp_c_type(sv.vars[i]->dtype),
+              cp_name_of(p, sv.vars[i]));
+  cp_put(p, ") {\n");
   free(sv.vars);
 }
 
 char *cg_c_source(const LoweredFunc *f, Diag *d) {
-  CPrinter p = {STRBUF_INIT, 0, NULL, 0, NULL, 0, 0, d};
+  static const CDialect c_dialect = {"c", "#pragma GCC unroll 64", NULL, NULL, NULL};
+  CPrinter p = cp_init(&c_dialect, NULL, d);
   sb_puts(&p.out, prelude);
+  cp_helpers(&p.out, "static inline");
   signature(&p, f);
-  block(&p, f->body);
-  put(&p, "  return 0;\n}\n");
-  for (int i = 0; i < p.nnames; i++) free(p.names[i].name);
-  free(p.names);
-  free(p.lets);
+  cp_block(&p, f->body);
+  cp_put(&p, "  return 0;\n}\n");
+  cp_free(&p);
   if (diag_failed(d)) {
     sb_free(&p.out);
     return NULL;

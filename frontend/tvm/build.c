@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backends/c/codegen_c.h"
+#include "backends/cuda/codegen_cuda.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
@@ -15,6 +16,8 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "jit/cuda_driver.h"
+#include "jit/nvrtc.h"
 
 const TesLlvm *bi_llvm;
 
@@ -24,6 +27,8 @@ static void built_free(void *p) {
   if (m->code) bi_llvm->free(m->code);
   if (m->lowered) bi_sched_lowered_release(m->lowered);
   free(m->c_source);
+  free(m->cuda_source);
+  free(m->ptx);
   free(m->shape);
   free(m->name);
   free(m->target);
@@ -53,16 +58,31 @@ static Value *module_getitem(Interp *I, Value *self, Value *key) {
 
 static Value *module_entry_name(Interp *I, Value *self) { return val_cstr(built_of(self)->name); }
 
+static const char *module_kind(const Built *m) { return m->code ? "llvm" : m->cuda ? "cuda" : "c"; }
+
 static Value *module_type_key(Interp *I, Value *self) {
-  return val_cstr(built_of(self)->code ? "llvm" : "c");
+  return val_cstr(module_kind(built_of(self)));
 }
 
-static Value *module_imported_modules(Interp *I, Value *self) { return val_list_new(0); }
+static Built *new_built(Lowered *l, const char *target);
+
+/* A cuda host module imports the module of its kernels (CUDA C and PTX), made on each call. */
+static Value *module_imported_modules(Interp *I, Value *self) {
+  Built *m = built_of(self);
+  if (!m->cuda_source) return val_list_new(0);
+  Built *dev = new_built(bi_sched_lowered_ref(m->lowered), m->target);
+  dev->cuda = true;
+  dev->c_source = xstrdup(m->cuda_source);
+  dev->ptx = xstrdup(m->ptx);
+  Value *list = val_list_new(1);
+  val_list_append_take(list, val_obj_new(&bi_build_module_class, dev));
+  return list;
+}
 
 static Value *module_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   Built *m = built_of(self);
-  sb_printf(&b, "Module(%s, %s)", m->code ? "llvm" : "c", m->name);
+  sb_printf(&b, "Module(%s, %s)", module_kind(m), m->name);
   return val_str_sb(&b);
 }
 
@@ -70,7 +90,8 @@ static Value *module_repr(Interp *I, Value *self) {
 
 static const Builtin module_methods[] = {
     {"get_source", bi_module_get_source, 0, PARAMS("fmt"),
-     "get_source(fmt='') -> str: the optimised LLVM IR ('ll', the default) or assembly ('asm')"},
+     "get_source(fmt='') -> str: the optimised LLVM IR ('ll', the default) or assembly ('asm'); "
+     "of a cuda module, its CUDA C ('cuda') or PTX ('ptx')"},
     {"get_function", m_get_function, 1, PARAMS("name", "query_imports"),
      "get_function(name) -> Module: the function called name (the module's entry point)"},
     {"time_evaluator", bi_module_time_evaluator, 1,
@@ -86,8 +107,10 @@ static const Builtin module_methods[] = {
 
 static const Property module_props[] = {
     {"entry_name", module_entry_name, "the name of the module's function"},
-    {"type_key", module_type_key, "what the module holds: 'llvm' (compiled) or 'c' (source)"},
-    {"imported_modules", module_imported_modules, "the modules it imports (always none)"},
+    {"type_key", module_type_key,
+     "what the module holds: 'llvm' (compiled), 'c' (source) or 'cuda' (kernels or their launches)"},
+    {"imported_modules", module_imported_modules,
+     "the modules it imports: a cuda module's kernels, else none"},
     {0},
 };
 
@@ -105,7 +128,7 @@ const ObjClass bi_build_module_class = {
 
 /* The function to build, a new reference: a lowering of a schedule, or an IRModule / PrimFunc
  * as it is. */
-static Lowered *build_input(Interp *I, Value **a, const char *name) {
+static Lowered *build_input(Interp *I, Value **a, const char *name, bool gpu) {
   Lowered *l = bi_sched_lowered_of(a[0]);
   if (l) return bi_sched_lowered_ref(l);
   Schedule *s = val_obj_of(a[0], &bi_sched_schedule_class);
@@ -117,7 +140,7 @@ static Lowered *build_input(Interp *I, Value **a, const char *name) {
     return interp_raise(I, EXC_ValueError, "build: args must be given to build a schedule"), NULL;
   Value *nm = val_cstr(name);
   Value *largs[5] = {a[0], a[1], nm, NULL, NULL};
-  Value *lowered = bi_sched_lower(I, NULL, largs);
+  Value *lowered = bi_sched_lower_for(I, largs, gpu);
   val_decref(nm);
   if (!lowered) return NULL;
   l = bi_sched_lowered_ref(bi_sched_lowered_of(lowered));
@@ -176,6 +199,43 @@ fail:
   return bi_raise_diag(I, EXC_BuildError, &d);
 }
 
+/* "sm_XX" of "cuda -arch=sm_XX", else the first device's, else sm_80 (SPEC §9). */
+static void cuda_arch(const char *target, char *out, size_t size) {
+  const char *a = strstr(target, "-arch=");
+  int major, minor;
+  if (a) {
+    a += 6;
+    snprintf(out, size, "%.*s", (int)strcspn(a, " "), a);
+  } else if (cuda_compute_capability(0, &major, &minor)) {
+    snprintf(out, size, "sm_%d%d", major, minor);
+  } else {
+    snprintf(out, size, "sm_80");
+  }
+}
+
+/* The cuda target: CUDA C of the kernels, compiled by NVRTC now so its errors are the call's.
+ * Takes over the reference l. */
+static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
+  Diag d = DIAG_INIT;
+  CudaModule *cm = cg_cuda_build(l->f, &d);
+  char arch[32];
+  cuda_arch(target, arch, sizeof arch);
+  char *ptx = cm ? nvrtc_compile(cm->source, arch, &d) : NULL;
+  if (!ptx) {
+    cg_cuda_free(cm);
+    bi_sched_lowered_release(l);
+    return bi_raise_diag(I, EXC_BuildError, &d);
+  }
+  Built *m = new_built(l, target);
+  m->cuda = true;
+  m->c_source = cm->host;
+  m->cuda_source = cm->source;
+  m->ptx = ptx;
+  cm->host = cm->source = NULL;
+  cg_cuda_free(cm);
+  return val_obj_new(&bi_build_module_class, m);
+}
+
 static Value *build_module(Interp *I, Value **a);
 
 /* tvm.build: the module, shown to --emit's hook */
@@ -193,8 +253,12 @@ static Value *build_module(Interp *I, Value **a) {
   if (a[5] && a[5]->kind != VAL_NONE && !(a[5]->kind == VAL_DICT && dict_len(a[5]) == 0))
     return interp_raise(I, EXC_BuildError, "not supported yet: build(binds=...)");
   if (bi_target_kind_is(target, "c")) {
-    Lowered *l = build_input(I, a, name);
+    Lowered *l = build_input(I, a, name, false);
     return l ? build_c(I, l, target) : NULL;
+  }
+  if (bi_target_kind_is(target, "cuda")) {
+    Lowered *l = build_input(I, a, name, true);
+    return l ? build_cuda(I, l, target) : NULL;
   }
   if (!bi_target_kind_is(target, "llvm")) {
     for (size_t i = 0; i < bi_target_n_known_kinds; i++)
@@ -207,7 +271,7 @@ static Value *build_module(Interp *I, Value **a) {
   if (!bi_llvm && (bi_llvm = tes_llvm(&d)))
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
   if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
-  Lowered *l = build_input(I, a, name);
+  Lowered *l = build_input(I, a, name, false);
   return l ? build_llvm(I, l, target) : NULL;
 }
 

@@ -18,7 +18,11 @@ typedef struct Built {
   int nshape;
   Var **shape;      /* the shape variables, in the ABI's order */
   CgLlvmCode *code; /* NULL for the c target */
-  char *c_source;   /* the c target's only product */
+  char *c_source;   /* the c target's only product; cuda: the kernels' CUDA C or, for the host
+                       module, what it launches */
+  bool cuda;        /* built for the cuda target */
+  char *cuda_source; /* cuda host module: the kernels' CUDA C, imported_modules[0]'s source */
+  char *ptx;         /* cuda: NVRTC's PTX of the kernels */
   JitLib *lib;
   int32_t (*packed)(void **); /* NULL: built for another machine (get_source only) */
 } Built;

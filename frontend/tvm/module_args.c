@@ -8,6 +8,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
+#include "jit/cuda_driver.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/np/ndarray.h"
 
@@ -194,6 +195,13 @@ int bi_module_run(Interp *I, const Built *m, Args *a) {
 
 int bi_module_runnable(Interp *I, const Built *m) {
   if (m->packed) return 0;
+  if (m->cuda) {
+    if (cuda_device_count() == 0)
+      interp_raise(I, EXC_RuntimeError, "%s: no CUDA device (%s)", m->name, cuda_driver_error());
+    else
+      interp_raise(I, EXC_RuntimeError, "%s: not supported yet: running a cuda module", m->name);
+    return -1;
+  }
   if (!m->code) {
     interp_raise(I, EXC_RuntimeError,
                  "%s: a module built for the 'c' target is C source to read (get_source); build "

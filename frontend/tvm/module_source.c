@@ -12,8 +12,23 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
 
+/* A cuda module's text by fmt: its own (CUDA C, or the host's launches), "cuda" (the kernels),
+ * "ptx"; NULL for another fmt. */
+static const char *cuda_text(const Built *m, const char *fmt) {
+  if (!*fmt) return m->c_source;
+  if (strcmp(fmt, "cuda") == 0 || strcmp(fmt, "cu") == 0)
+    return m->cuda_source ? m->cuda_source : m->c_source;
+  if (strcmp(fmt, "ptx") == 0) return m->ptx;
+  return NULL;
+}
+
 char *bi_build_source(Value *module, const char *fmt, Diag *d) {
   Built *m = built_of(module);
+  if (m->cuda) {
+    const char *text = cuda_text(m, fmt);
+    if (text) return xstrdup(text);
+    return ir_error(d, "a cuda module has 'cuda' and 'ptx' source, not '%s'", fmt), NULL;
+  }
   if (!m->code) {
     if (!*fmt || strcmp(fmt, "c") == 0) return xstrdup(m->c_source);
   } else if (!*fmt || strcmp(fmt, "ll") == 0 || strcmp(fmt, "llvm") == 0) {
@@ -30,6 +45,11 @@ Value *bi_module_get_source(Interp *I, Value *self, Value **a) {
   Built *m = built_of(self);
   const char *fmt = bi_te_str_arg(I, a[0], "get_source", "fmt", "");
   if (!fmt) return NULL;
+  if (m->cuda) {
+    Diag d = DIAG_INIT;
+    char *text = bi_build_source(self, fmt, &d);
+    return text ? val_str_take(text, strlen(text)) : bi_raise_diag(I, EXC_ValueError, &d);
+  }
   if (!m->code) {
     if (!*fmt || strcmp(fmt, "c") == 0) return val_cstr(m->c_source);
     return interp_raise(I, EXC_ValueError, "get_source: a c module has only 'c' source, not '%s'",
@@ -73,6 +93,13 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
   char *data = NULL;
   size_t len = 0;
   int rc;
+  if (m->cuda) {
+    const char *text = cuda_text(m, fmt);
+    if (!text)
+      return interp_raise(I, EXC_ValueError, "save: a cuda module saves as cu or ptx, not '%s'",
+                          fmt);
+    return write_file(I, path, text, strlen(text)) < 0 ? NULL : val_none();
+  }
   if (!m->code) {
     if (strcmp(fmt, "c") != 0)
       return interp_raise(I, EXC_ValueError, "save: a c module saves as c, not '%s'", fmt);
@@ -109,7 +136,8 @@ Value *bi_module_export_library(Interp *I, Value *self, Value **a) {
   const char *path = bi_te_str_arg(I, a[0], "export_library", "file_name", NULL);
   if (!path) return NULL;
   if (!m->code)
-    return interp_raise(I, EXC_RuntimeError, "not supported yet: export_library of a c module");
+    return interp_raise(I, EXC_RuntimeError, "not supported yet: export_library of a %s module",
+                        m->cuda ? "cuda" : "c");
   if ((a[1] && a[1]->kind != VAL_NONE) || (a[2] && a[2]->kind != VAL_NONE))
     return interp_raise(I, EXC_RuntimeError,
                         "not supported yet: export_library with fcompile or options");

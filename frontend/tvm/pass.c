@@ -398,9 +398,15 @@ static void print_warning(void *user, const char *msg) {
 
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks) {
+  return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false);
+}
+
+LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
+                               const char *name, bool hooks, bool gpu) {
   const BiLowerHooks *h = bi_pass_hooks(I);
   const PassConfig *c = current_config(I);
   LowerOptions opt = {.name = name,
+                      .gpu = gpu,
                       .noptions = c->noptions,
                       .options = c->options,
                       .ndisabled = c->ndisabled,

@@ -37,6 +37,9 @@ BiLowerHooks *bi_pass_hooks(Interp *I);
  * they see tvm.lower (:ir and :watch pass false). NULL with LowerError raised. */
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks);
+/* The same for a GPU target when gpu (LowerOptions.gpu: the GPU-only passes run too). */
+LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
+                               const char *name, bool hooks, bool gpu);
 
 /* The schedule bindings call this after every primitive that succeeded. */
 void bi_pass_schedule_changed(Interp *I, Schedule *s, Stage *st, const char *what);

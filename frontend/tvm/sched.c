@@ -604,7 +604,9 @@ static Tensor **tensor_args(Interp *I, Arena *a, Value *v, int *n) {
   return ts;
 }
 
-Value *bi_sched_lower(Interp *I, Value *self, Value **a) {
+Value *bi_sched_lower(Interp *I, Value *self, Value **a) { return bi_sched_lower_for(I, a, false); }
+
+Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
   Schedule *s = val_obj_of(a[0], &bi_sched_schedule_class);
   if (!s)
     return interp_raise(I, EXC_TypeError, "lower: expected a Schedule, not '%s'",
@@ -617,7 +619,7 @@ Value *bi_sched_lower(Interp *I, Value *self, Value **a) {
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
   /* under the current PassContext; --dump-after and --emit=ir see it */
   if ((a[1] && !args) || !name ||
-      !(l->f = bi_pass_lower(I, &l->arena, s, n, args, name, true))) {
+      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu))) {
     bi_sched_lowered_release(l);
     return NULL;
   }

@@ -29,6 +29,8 @@ Lowered *bi_sched_lowered_of(Value *v);
 /* te.create_schedule(ops) and tvm.lower(sch, args, name, binds, simple_mode), for the tables. */
 Value *bi_sched_create_schedule(Interp *I, Value *self, Value **a);
 Value *bi_sched_lower(Interp *I, Value *self, Value **a);
+/* tvm.lower's work for tvm.build: gpu lowers for a GPU target (bi_pass_lower_for). */
+Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu);
 #define BI_SCHED_LOWER_PARAMS PARAMS("sch", "args", "name", "binds", "simple_mode")
 
 #endif

@@ -45,6 +45,15 @@ config.test_exec_root = os.path.join(os.path.dirname(os.path.abspath(tes)) if no
                                      else os.path.join(repo, 'build'), 'lit')
 
 config.substitutions.append(('%tes', tes))
+# The cuda target builds through NVRTC (jit/nvrtc.c looks in $CUDA_HOME, then /usr/local/cuda);
+# its PTX is assembled by the toolkit's ptxas where there is one.
+cuda_home = os.environ.get('CUDA_HOME') or '/usr/local/cuda'
+if any(os.path.exists(os.path.join(cuda_home, 'lib64', 'libnvrtc.so.' + v)) for v in ('13', '12')):
+    config.available_features.add('nvrtc')
+ptxas = shutil.which('ptxas') or os.path.join(cuda_home, 'bin', 'ptxas')
+if os.path.isfile(ptxas):
+    config.available_features.add('ptxas')
+    config.substitutions.append(('%ptxas', ptxas))
 # tests that build in a loop (numeric/build_loop_memory.tes): a tenth of the builds when sanitized
 config.substitutions.append(('%build-loop-counts', '20 200' if 'asan' in config.available_features
                              else '200 2000'))

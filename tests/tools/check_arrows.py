@@ -47,6 +47,8 @@ ALLOWED = {
     'ir': (),
     # the plugin table's types, which both the back ends and the JIT see
     'backends': ('ir', 'jit/plugin_api.h'),
+    # CUDA C is printed by the C printer with a dialect of its own (backends/c/c_printer.h)
+    'backends/cuda': ('ir', 'backends/c'),
     'jit': IR_TYPES,
 }
 
@@ -95,7 +97,8 @@ def allowed(src, src_room, target):
         return True
     if target in EXCEPTIONS.get(src, ()):
         return True
-    rules = ALLOWED['backends' if src_room.startswith('backends/') else src_room]
+    rules = ALLOWED.get(src_room) or ALLOWED['backends' if src_room.startswith('backends/')
+                                             else src_room]
     return any(in_room(target, r) for r in rules)
 
 
@@ -214,6 +217,7 @@ GOOD_TREE = {
     'ir/expr.h': '#include "ir/dtype.h"\n',
     'ir/pass/simplify.c': '#include "ir/expr.h"\n#include "arena.h"\n',
     'backends/c/codegen_c.h': '#include "ir/expr.h"\n',
+    'backends/cuda/codegen_cuda.c': '#include "backends/c/codegen_c.h"\n#include "ir/expr.h"\n',
     'backends/llvm/codegen.c': '#include <llvm-c/Core.h>\n#include "ir/expr.h"\n',
     'backends/llvm/plugin.c': '#include "jit/plugin_api.h"\n#include "jit/jit.h"\n'
                               '#include "jit/runtime.h"\n',

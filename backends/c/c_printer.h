@@ -1,0 +1,66 @@
+/* c_printer.h: the printer of lowered IR as C-family text, shared by the "c" target
+ * (codegen_c.c) and the "cuda" target (backends/cuda/), which differ in a few places only: a
+ * dialect's hooks print what it says its own way (CUDA's thread indices, __shared__ arrays,
+ * __syncthreads) before the C printing is tried. */
+#ifndef TES_BACKENDS_C_C_PRINTER_H
+#define TES_BACKENDS_C_C_PRINTER_H
+
+#include "ir/diag.h"
+#include "ir/dtype.h"
+#include "ir/expr.h"
+#include "ir/strbuf.h"
+
+typedef struct CPrinter CPrinter;
+
+typedef struct CDialect {
+  const char *target; /* in messages: "not supported yet: ... on the cuda target" */
+  const char *unroll_pragma; /* the line before an unrolled loop */
+  /* Each hook prints what it handles and returns true; false leaves it to the C printing.
+   * A NULL hook handles nothing. */
+  bool (*var)(CPrinter *p, const Var *v);
+  bool (*call)(CPrinter *p, const Expr *e);
+  bool (*stmt)(CPrinter *p, const Stmt *s);
+} CDialect;
+
+typedef struct CName {
+  const Var *var;
+  char *name;
+} CName;
+
+typedef struct CVecLet { /* a vector let, printed lane by lane as its value */
+  const Var *var;
+  const Expr *value;
+} CVecLet;
+
+struct CPrinter {
+  StrBuf out;
+  int indent;
+  CName *names;
+  int nnames;
+  CVecLet *lets;
+  int nlets;
+  int nasserts;
+  Diag *diag; /* the first error; printing goes on to the end */
+  const CDialect *dialect;
+  void *user; /* the dialect's state */
+};
+
+/* A printer writing for dialect dl, its errors on d; cp_free frees all but p->out. */
+CPrinter cp_init(const CDialect *dl, void *user, Diag *d);
+void cp_free(CPrinter *p);
+
+/* v's name in the text: its own, made a C identifier, with a suffix when two different
+ * variables would print the same. */
+const char *cp_name_of(CPrinter *p, const Var *v);
+static inline const char *cp_c_type(DType t) { return dt_c_name(t, false); }
+void cp_put(CPrinter *p, const char *s);
+/* A line's start: the indentation, then fmt. */
+void cp_line(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
+void cp_expr(CPrinter *p, const Expr *e); /* a scalar expression */
+void cp_stmt(CPrinter *p, const Stmt *s);
+void cp_block(CPrinter *p, const Stmt *s); /* s, one level deeper */
+/* The macros and functions the printed expressions call (tes_min, tes_floordiv, ...), each
+ * function declared with qual ("static inline", "__device__ inline"). */
+void cp_helpers(StrBuf *out, const char *qual);
+
+#endif
