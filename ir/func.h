@@ -4,6 +4,8 @@
 #ifndef TES_IR_FUNC_H
 #define TES_IR_FUNC_H
 
+#include <stdbool.h>
+
 #include "ir/expr.h"
 #include "ir/strbuf.h"
 
@@ -15,6 +17,7 @@ typedef struct LoweredFunc {
   Buffer **params;
   Tensor **param_tensors;
   Stmt *body;
+  bool thread_synced; /* tir.ThreadSync ran: shared memory has its barriers */
 } LoweredFunc;
 
 /* `@main = primfn(A: Buffer(float32, [m]), B: ...) {`, the body, `}`, each line ending in a

@@ -31,6 +31,7 @@ static const PassDef lowering[] = {
     {"tir.VectorizeLoop", pass_vectorize_loop, RUN_ALWAYS},
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
+    {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
 };
 
 enum { NPASSES = sizeof lowering / sizeof lowering[0] };
@@ -199,6 +200,7 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
   if (!run_passes(opt, &ctx, &body, each, &flattened, &last)) return NULL;
   if (!each && !check_ir(body, &ctx, flattened, last)) return *bad_ir = true, NULL;
   f->body = body;
+  f->thread_synced = opt->gpu && !is_disabled(opt, "tir.ThreadSync");
   return f;
 }
 

@@ -22,7 +22,7 @@ typedef struct Kernel {
   Thread *threads;
   int nthreads;
   int64_t block_threads; /* threads a block; 0: not a constant */
-  bool synced;           /* the body has a tvm_storage_sync */
+  bool synced;           /* tir.ThreadSync ran on it: shared memory has its barriers */
 } Kernel;
 
 /* NVRTC compiles without the C library's headers: the fixed-width types and the two macros
@@ -125,10 +125,10 @@ static bool cuda_allocate(CPrinter *p, const Stmt *s) {
                                                     : NULL;
   const Kernel *k = p->user;
   /* Without tir.ThreadSync, threads reading what others wrote to shared memory would race. */
-  if (*qual && k->block_threads != 1 && !k->synced)
+  if (qual && *qual && k->block_threads != 1 && !k->synced)
     return ir_error(p->diag, "not supported yet: shared memory '%s' used by several threads of "
-                             "a block needs barriers (tir.ThreadSync), which the cuda target "
-                             "does not insert yet",
+                             "a block needs barriers (tir.ThreadSync), which did not run "
+                             "(disabled_pass)",
                     s->u.alloc.buffer_var->name),
            true;
   if (!qual)
@@ -159,7 +159,6 @@ typedef struct Uses {
   IrVisitor v;
   const Var **bufs; /* data variables read or written */
   int n;
-  bool synced;
 } Uses;
 
 static void add_use(Uses *u, const Var *data) {
@@ -171,7 +170,6 @@ static void add_use(Uses *u, const Var *data) {
 
 static void uses_expr(IrVisitor *v, const Expr *e) {
   if (e->kind == EXPR_LOAD) add_use((Uses *)v, e->u.load.buf->data);
-  if (e->kind == EXPR_CALL && strstr(e->u.call.op, "tvm_storage_sync")) ((Uses *)v)->synced = true;
   ir_visit_children_expr(v, e);
 }
 
@@ -236,7 +234,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   Kernel k = {0};
   Threads th = {{NULL, threads_stmt}, &k, ck, d};
   ir_visit_stmt(&th.v, body);
-  Uses u = {{uses_expr, uses_stmt}, NULL, 0, false};
+  Uses u = {{uses_expr, uses_stmt}, NULL, 0};
   ir_visit_stmt(&u.v, body);
   ShapeVars sv = {{shape_var, NULL}, NULL, 0};
   for (int i = 0; i < f->nparams; i++)
@@ -268,7 +266,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   }
   cp_put(&p, ") {\n");
   k.block_threads = known ? threads : 0;
-  k.synced = u.synced;
+  k.synced = f->thread_synced;
   cp_block(&p, body);
   cp_put(&p, "}\n\n");
   sb_puts(src, sb_cstr(&p.out));

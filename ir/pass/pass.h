@@ -69,5 +69,7 @@ Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx);
 Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
 /* tir.HoistIfThenElse (hoist_if_then_else.c) */
 Stmt *pass_hoist_if_then_else(Stmt *s, PassCtx *ctx);
+/* tir.ThreadSync (thread_sync.c), GPU targets only */
+Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx);
 
 #endif
