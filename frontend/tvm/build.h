@@ -22,6 +22,8 @@ int bi_build_target_init(Interp *I, Value *module);
 /* The text of a built module as get_source(fmt) gives it ("ll", "asm", "c"), malloc'd; NULL
  * with d set when the module has no such form. */
 char *bi_build_source(Value *module, const char *fmt, Diag *d);
+/* Whether a built module was built for the cuda target (its source is CUDA C and PTX). */
+bool bi_build_is_cuda(Value *module);
 
 /* A new Device value; and a value's device, false (nothing raised) when v is not a Device. */
 Value *bi_build_device_new(NDDevice type, int id);

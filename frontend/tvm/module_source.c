@@ -22,6 +22,8 @@ static const char *cuda_text(const Built *m, const char *fmt) {
   return NULL;
 }
 
+bool bi_build_is_cuda(Value *module) { return built_of(module)->cuda; }
+
 char *bi_build_source(Value *module, const char *fmt, Diag *d) {
   Built *m = built_of(module);
   if (m->cuda) {
