@@ -24,4 +24,9 @@ typedef struct LoweredFunc {
  * newline. The body goes through the one IR printer. */
 void lower_print_func(StrBuf *out, const LoweredFunc *f);
 
+/* The variables that appear in f's parameter shapes, in order of first appearance (the
+ * scalar arguments every back end passes after the buffers), into out, which has room for
+ * max; returns how many there are (possibly more than max). func.c. */
+int ir_func_shape_vars(const LoweredFunc *f, Var **out, int max);
+
 #endif

@@ -3,8 +3,7 @@
  * about 15 ms, ten times tes's own start. So they are built into a shared object of their own,
  * libtes-llvm.so (beside tes in the build tree, in <libdir>/tes once installed), loaded on the
  * first tvm.build: a script that builds nothing starts without LLVM. The plugin exports one
- * function, tes_llvm_plugin, returning the table of jit/plugin_api.h; cg_llvm_shape_vars needs
- * no LLVM and is linked into both (abi.c). */
+ * function, tes_llvm_plugin, returning the table of jit/plugin_api.h. */
 #ifndef TES_JIT_LLVM_PLUGIN_H
 #define TES_JIT_LLVM_PLUGIN_H
 

@@ -441,21 +441,6 @@ void cp_free(CPrinter *p) {
 
 /* ---- the function ---- */
 
-typedef struct ShapeVars {
-  IrVisitor v;
-  const Var **vars;
-  int n;
-} ShapeVars;
-
-static void shape_var(IrVisitor *v, const Expr *e) {
-  ShapeVars *sv = (ShapeVars *)v;
-  if (e->kind != EXPR_VAR) return ir_visit_children_expr(v, e);
-  for (int i = 0; i < sv->n; i++)
-    if (sv->vars[i] == e->u.var) return;
-  sv->vars = xrealloc(sv->vars, (size_t)(sv->n + 1) * sizeof *sv->vars);
-  sv->vars[sv->n++] = e->u.var;
-}
-
 static const char prelude[] =
     "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
 
@@ -474,18 +459,18 @@ void cp_helpers(StrBuf *out, const char *qual) {
 }
 
 static void signature(CPrinter *p, const LoweredFunc *f) {
-  ShapeVars sv = {{shape_var, NULL}, NULL, 0};
-  for (int i = 0; i < f->nparams; i++)
-    for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
+  int nshape = ir_func_shape_vars(f, NULL, 0);
+  Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
+  ir_func_shape_vars(f, shape, nshape);
   sb_printf(&p->out, "int32_t %s(", f->name);
   for (int i = 0; i < f->nparams; i++)
     sb_printf(&p->out, "%s%s *restrict %s", i ? ", " : "", cp_c_type(dt_element(f->params[i]->dtype)),
               cp_name_of(p, f->params[i]->data));
-  for (int i = 0; i < sv.n; i++)
-    sb_printf(&p->out, "%s%s %s", f->nparams + i ? ", " : "", cp_c_type(sv.vars[i]->dtype),
-              cp_name_of(p, sv.vars[i]));
+  for (int i = 0; i < nshape; i++)
+    sb_printf(&p->out, "%s%s %s", f->nparams + i ? ", " : "", cp_c_type(shape[i]->dtype),
+              cp_name_of(p, shape[i]));
   cp_put(p, ") {\n");
-  free(sv.vars);
+  free(shape);
 }
 
 char *cg_c_source(const LoweredFunc *f, Diag *d) {

@@ -205,21 +205,6 @@ static void threads_stmt(IrVisitor *v, const Stmt *s) {
   ir_visit_children_stmt(v, s);
 }
 
-typedef struct ShapeVars {
-  IrVisitor v;
-  const Var **vars;
-  int n;
-} ShapeVars;
-
-static void shape_var(IrVisitor *v, const Expr *e) {
-  ShapeVars *sv = (ShapeVars *)v;
-  if (e->kind != EXPR_VAR) return ir_visit_children_expr(v, e);
-  for (int i = 0; i < sv->n; i++)
-    if (sv->vars[i] == e->u.var) return;
-  sv->vars = xrealloc(sv->vars, (size_t)(sv->n + 1) * sizeof *sv->vars);
-  sv->vars[sv->n++] = e->u.var;
-}
-
 /* Prints kernel `body` (a thread_extent attribute) as kernels[idx] of m. */
 static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf *src, Diag *d) {
   Refuse r = {{refuse_expr, refuse_stmt}, d};
@@ -236,9 +221,9 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   ir_visit_stmt(&th.v, body);
   Uses u = {{uses_expr, uses_stmt}, NULL, 0};
   ir_visit_stmt(&u.v, body);
-  ShapeVars sv = {{shape_var, NULL}, NULL, 0};
-  for (int i = 0; i < f->nparams; i++)
-    for (int j = 0; j < f->params[i]->ndim; j++) ir_visit_expr(&sv.v, f->params[i]->shape[j]);
+  int nshape = ir_func_shape_vars(f, NULL, 0);
+  Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
+  ir_func_shape_vars(f, shape, nshape);
 
   CPrinter p = cp_init(&cuda_dialect, &k, d);
   int64_t threads = 1, ext;
@@ -257,12 +242,12 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
               cp_c_type(f->params[i]->dtype), cp_name_of(&p, f->params[i]->data));
     ck->bufs[ck->nbufs++] = i;
   }
-  ck->scalars = xmalloc((size_t)(sv.n + 1) * sizeof *ck->scalars);
-  for (int i = 0; i < sv.n; i++) {
-    if (!ir_stmt_uses_var(body, sv.vars[i])) continue;
-    sb_printf(&p.out, "%s%s %s", ck->nbufs + ck->nscalars ? ", " : "", cp_c_type(sv.vars[i]->dtype),
-              cp_name_of(&p, sv.vars[i]));
-    ck->scalars[ck->nscalars++] = sv.vars[i];
+  ck->scalars = xmalloc((size_t)(nshape + 1) * sizeof *ck->scalars);
+  for (int i = 0; i < nshape; i++) {
+    if (!ir_stmt_uses_var(body, shape[i])) continue;
+    sb_printf(&p.out, "%s%s %s", ck->nbufs + ck->nscalars ? ", " : "", cp_c_type(shape[i]->dtype),
+              cp_name_of(&p, shape[i]));
+    ck->scalars[ck->nscalars++] = shape[i];
   }
   cp_put(&p, ") {\n");
   k.block_threads = known ? threads : 0;
@@ -274,7 +259,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   cp_free(&p);
   free(k.threads);
   free(u.bufs);
-  free(sv.vars);
+  free(shape);
 }
 
 /* The first store under s, for the message of a stage left unbound. */

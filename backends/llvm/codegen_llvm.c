@@ -204,9 +204,9 @@ static bool optimize(CgLlvmCode *c, int opt_level, Diag *d) {
 }
 
 static void generate(Cg *cg, const LoweredFunc *f, const CgTarget *t) {
-  int nshape = cg_llvm_shape_vars(f, NULL, 0);
+  int nshape = ir_func_shape_vars(f, NULL, 0);
   Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
-  cg_llvm_shape_vars(f, shape, nshape);
+  ir_func_shape_vars(f, shape, nshape);
   LLVMValueRef entry = gen_entry(cg, f, shape, nshape);
   function_attrs(cg, entry, t->cpu, t->features);
   function_attrs(cg, gen_packed(cg, entry, f->name), t->cpu, t->features);
@@ -358,9 +358,9 @@ static void c_signature(StrBuf *b, const LoweredFunc *f, Var **shape, int nshape
 }
 
 char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, Diag *d) {
-  int nshape = cg_llvm_shape_vars(f, NULL, 0);
+  int nshape = ir_func_shape_vars(f, NULL, 0);
   Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
-  cg_llvm_shape_vars(f, shape, nshape);
+  ir_func_shape_vars(f, shape, nshape);
   const char *bad = c_identifier(f->name) ? NULL : f->name;
   for (int i = 0; !bad && i < nshape; i++)
     if (!c_identifier(shape[i]->name)) bad = shape[i]->name;

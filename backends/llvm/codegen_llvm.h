@@ -11,7 +11,7 @@
  * NAME takes one pointer per buffer parameter, in the LoweredFunc's order (each noalias and
  * 64-byte aligned, pointing at a compact row-major array of that parameter's element type;
  * bool elements are one byte), then one integer per shape variable: each variable that appears
- * in the parameters' shapes, in order of first appearance (cg_llvm_shape_vars), typed as the
+ * in the parameters' shapes, in order of first appearance (ir_func_shape_vars), typed as the
  * variable is (int32_t, or int64_t for an int64 variable). NAME_packed is the same call with
  * every argument behind a pointer: args[i] points at the i-th pointer or integer, in NAME's
  * order. Both return 0 on success, and otherwise a code that cg_llvm_error_message explains:
@@ -38,10 +38,6 @@ enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2 };
 
 /* What cg_llvm_build made: an optimised LLVM module and the target machine it was made for. */
 typedef struct CgLlvmCode CgLlvmCode;
-
-/* The shape variables of f's parameters, in ABI order, into out (which has room for max);
- * returns how many there are (possibly more than max). */
-int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max);
 
 /* Checks a target string: "llvm" followed by options (-mcpu=NAME, -mattr=+a,-b,
  * -mtriple=TRIPLE, -opt-level=0..3, and TVM's -keys=, -device=, -model=, -libs=, -tag=, which

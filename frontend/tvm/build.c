@@ -156,9 +156,9 @@ static Built *new_built(Lowered *l, const char *target) {
   m->target = xstrdup(target);
   m->lowered = l;
   m->f = f;
-  m->nshape = cg_llvm_shape_vars(f, NULL, 0);
+  m->nshape = ir_func_shape_vars(f, NULL, 0);
   m->shape = xmalloc((size_t)(m->nshape + 1) * sizeof *m->shape);
-  cg_llvm_shape_vars(f, m->shape, m->nshape);
+  ir_func_shape_vars(f, m->shape, m->nshape);
   return m;
 }
 

@@ -106,7 +106,7 @@ static void test_codegen_llvm_add_symbolic(void) {
   Schedule *s = schedule(1, c);
   LoweredFunc *f = lower_args(s, "vadd", 3, (Tensor *[]){a, b, c});
   Var *shape[4];
-  CHECK(cg_llvm_shape_vars(f, shape, 4) == 1 && shape[0] == n);
+  CHECK(ir_func_shape_vars(f, shape, 4) == 1 && shape[0] == n);
   Built bt = build_func(f, NULL);
   CHECK_BUILT(bt);
   if (!bt.packed) return unbuild(&bt);

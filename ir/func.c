@@ -1,8 +1,8 @@
-/* abi.c: the part of codegen_llvm.h's ABI that needs no LLVM, so the front end can check a
- * call's arguments without loading the back end: which shape variables follow the buffers. */
+/* func.c: what every back end and the front end ask of a lowered function: its shape
+ * variables, which follow the buffers in every back end's calling convention. */
 #include <stdlib.h>
 
-#include "backends/llvm/codegen_llvm.h"
+#include "ir/func.h"
 #include "ir/support.h"
 
 typedef struct ShapeVars {
@@ -23,7 +23,7 @@ static void shape_var(IrVisitor *v, const Expr *e) {
   sv->vars[sv->n++] = e->u.var;
 }
 
-int cg_llvm_shape_vars(const LoweredFunc *f, Var **out, int max) {
+int ir_func_shape_vars(const LoweredFunc *f, Var **out, int max) {
   ShapeVars sv = {{shape_var, NULL}, NULL, 0, 0};
   for (int i = 0; i < f->nparams; i++)
     for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
