@@ -15,7 +15,7 @@
 #include "ir/strbuf.h"
 #include "ir/support.h"
 
-enum { /* CUdevice_attribute */
+enum {                                       /* CUdevice_attribute */
        ATTR_MAX_THREADS_PER_BLOCK = 1,       /* CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
        ATTR_MAX_BLOCK_DIM_X = 2,             /* ..._MAX_BLOCK_DIM_X; Y and Z follow */
        ATTR_MAX_GRID_DIM_X = 5,              /* ..._MAX_GRID_DIM_X; Y and Z follow */
@@ -24,11 +24,13 @@ enum { /* CUdevice_attribute */
        ATTR_MULTIPROCESSOR_COUNT = 16,       /* ..._MULTIPROCESSOR_COUNT */
        ATTR_CC_MAJOR = 75,                   /* ..._COMPUTE_CAPABILITY_MAJOR */
        ATTR_CC_MINOR = 76,                   /* ..._COMPUTE_CAPABILITY_MINOR */
-       ATTR_MAX_SHARED_MEMORY_OPTIN = 97 };  /* ..._MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
-enum { /* CUjit_option */
-       JIT_ERROR_LOG_BUFFER = 5,             /* CU_JIT_ERROR_LOG_BUFFER */
-       JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 }; /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
-enum { EVENT_DEFAULT = 0 };                   /* CU_EVENT_DEFAULT */
+       ATTR_MAX_SHARED_MEMORY_OPTIN = 97
+};                               /* ..._MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+enum {                           /* CUjit_option */
+       JIT_ERROR_LOG_BUFFER = 5, /* CU_JIT_ERROR_LOG_BUFFER */
+       JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+};                          /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
+enum { EVENT_DEFAULT = 0 }; /* CU_EVENT_DEFAULT */
 enum { MAX_DEVICES = 64 };
 
 static int device_count;
@@ -48,12 +50,13 @@ static const char *lib_path;
   X(cuMemcpyHtoD_v2, (CudaPtr dst, const void *src, size_t bytes))                                 \
   X(cuMemcpyDtoH_v2, (void *dst, CudaPtr src, size_t bytes))                                       \
   X(cuMemcpyDtoD_v2, (CudaPtr dst, CudaPtr src, size_t bytes))                                     \
-  X(cuModuleLoadDataEx, (void **module, const void *image, unsigned nopts, int *opts, void **vals)) \
+  X(cuModuleLoadDataEx,                                                                            \
+    (void **module, const void *image, unsigned nopts, int *opts, void **vals))                    \
   X(cuModuleGetFunction, (void **hfunc, void *hmod, const char *name))                             \
   X(cuModuleUnload, (void *hmod))                                                                  \
-  X(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,     \
-                     unsigned bz, unsigned shared_bytes, void *stream, void **params,              \
-                     void **extra))                                                                \
+  X(cuLaunchKernel,                                                                                \
+    (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,        \
+     unsigned shared_bytes, void *stream, void **params, void **extra))                            \
   X(cuEventCreate, (void **event, unsigned flags))                                                 \
   X(cuEventRecord, (void *event, void *stream))                                                    \
   X(cuEventSynchronize, (void *event))                                                             \
@@ -176,7 +179,8 @@ static bool current(int id, Diag *d) {
   if (id >= MAX_DEVICES) return ir_error(d, "cuda(%d): tes handles %d devices", id, MAX_DEVICES);
   if (!contexts[id]) {
     if (!get_device) return missing(d, "cuDeviceGet");
-    if ((r_ = get_device(&dev, id)) != 0) return failed(d, r_, "cuDeviceGet", "opening cuda(%d)", id);
+    if ((r_ = get_device(&dev, id)) != 0)
+      return failed(d, r_, "cuDeviceGet", "opening cuda(%d)", id);
     if (!CU(d, cuDevicePrimaryCtxRetain, (&contexts[id], dev), "opening cuda(%d)", id))
       return false;
   }
@@ -277,8 +281,8 @@ CudaLoaded *cuda_module_load(int id, const char *ptx, Diag *d) {
   /* an option's value is the pointer, or the number cast to a pointer */
   void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
   void *mod = NULL;
-  if (!CU(d, cuModuleLoadDataEx, (&mod, ptx, 2, opts, vals), "loading the PTX on cuda(%d)%s%s",
-          id, log[0] ? ": " : "", log))
+  if (!CU(d, cuModuleLoadDataEx, (&mod, ptx, 2, opts, vals), "loading the PTX on cuda(%d)%s%s", id,
+          log[0] ? ": " : "", log))
     return NULL;
   CudaLoaded *m = xmalloc(sizeof *m);
   m->id = id;
