@@ -3,7 +3,8 @@
  * modules, functions, events and streams are pointers, so no CUDA header is needed; the few
  * enum values used are spelled out below with the name cuda.h gives them. The entry points
  * are the ones cuda.h's macros name by default (cuMemAlloc is cuMemAlloc_v2, cuEventDestroy
- * is cuEventDestroy_v2; cuLaunchKernel and cuEventRecord on the legacy default stream). */
+ * is cuEventDestroy_v2, cuEventElapsedTime is cuEventElapsedTime_v2 from CUDA 12.8 on;
+ * cuLaunchKernel and cuEventRecord on the legacy default stream). */
 #include "jit/cuda_driver.h"
 
 #include <dlfcn.h>
@@ -60,7 +61,7 @@ static const char *lib_path;
   X(cuEventCreate, (void **event, unsigned flags))                                                 \
   X(cuEventRecord, (void *event, void *stream))                                                    \
   X(cuEventSynchronize, (void *event))                                                             \
-  X(cuEventElapsedTime, (float *ms, void *start, void *end))                                       \
+  X(cuEventElapsedTime_v2, (float *ms, void *start, void *end))                                    \
   X(cuEventDestroy_v2, (void *event))                                                              \
   X(cuGetErrorName, (int error, const char **str))                                                 \
   X(cuGetErrorString, (int error, const char **str))
@@ -96,6 +97,9 @@ static void probe(void) {
 #define CU_LOOKUP(name, params) *(void **)&cu.name = dlsym(lib, #name);
   CU_CALLS(CU_LOOKUP)
 #undef CU_LOOKUP
+  /* cuda.h 12.8 on names cuEventElapsedTime_v2 (same signature); older drivers lack it */
+  if (!cu.cuEventElapsedTime_v2)
+    *(void **)&cu.cuEventElapsedTime_v2 = dlsym(lib, "cuEventElapsedTime");
   if (!init || !count) return;
   int n = 0, r = init(0);
   if (r != 0) {
@@ -346,7 +350,7 @@ bool cuda_event_elapsed_ms(int id, CudaEvent start, CudaEvent end, float *ms, Di
   int r_;
   return current(id, d) &&
          CU(d, cuEventSynchronize, (end), "waiting for an event on cuda(%d)", id) &&
-         CU(d, cuEventElapsedTime, (ms, start, end), "timing events on cuda(%d)", id);
+         CU(d, cuEventElapsedTime_v2, (ms, start, end), "timing events on cuda(%d)", id);
 }
 
 void cuda_event_free(int id, CudaEvent e) {

@@ -1,7 +1,8 @@
 /* module_args.c: calling a built Module. Every argument is checked against its parameter (an
- * array, on the CPU, of the dtype, rank and shape declared; shape variables bound by the first
- * dimension that has them and checked against the rest) before NAME_packed runs; a failed
- * assert in the kernel is a RuntimeError with its message. */
+ * array, on the CPU, or for a cuda module all on one CUDA device, of the dtype, rank and shape
+ * declared; shape variables bound by the first dimension that has them and checked against
+ * the rest) before NAME_packed runs (or the kernels launch, module_cuda.c); a failed assert in
+ * the kernel is a RuntimeError with its message. */
 #include <stdlib.h>
 #include <string.h>
 
