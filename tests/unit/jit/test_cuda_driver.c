@@ -5,8 +5,9 @@
  * devices, compute capabilities and reasons the probe gives must be what the stand-in says.
  * Then what running needs (jit/cuda_driver.h's limits, memory, copies, modules, launches,
  * events; jit/nd_cuda.h's device arrays) against the FAKE driver, which runs no kernel: copies
- * and the messages of the driver's errors are what is checked. Then the machine's own driver: with a device, each has a plausible compute capability; with
- * none, those checks are skipped and the reason is printed. */
+ * and the messages of the driver's errors are what is checked. Then the machine's own
+ * driver: with a device, each has a plausible compute capability; with none, those checks are
+ * skipped and the reason is printed. */
 #include <dlfcn.h>
 #include <stdlib.h>
 
