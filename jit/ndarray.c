@@ -1,7 +1,8 @@
 /* ndarray.c: the runtime's n-d array (jit/ndarray.h): host allocation, 64-byte aligned and
- * zero-filled (only nd_new allocates data, only nd_free frees it), and the IEEE half-precision
+ * zero-filled (only nd_new allocates host data, only nd_free frees it, device memory too), and the IEEE half-precision
  * conversions that float16 arrays need on a CPU with no native half type in C. */
 #include "jit/ndarray.h"
+#include "jit/cuda_driver.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,21 +34,17 @@ static void free_data(void *data) {
   if (data) free(((void **)data)[-1]);
 }
 
-NDArray *nd_new(DType t, int ndim, const int64_t *shape) {
+/* The array of nd_new with no data yet, and its bytes. */
+static NDArray *header(DType t, int ndim, const int64_t *shape, size_t *bytes) {
   if (ndim < 0 || ndim > ND_MAX_DIMS) return NULL;
   int64_t size = 1;
   for (int i = 0; i < ndim; i++) {
     if (shape[i] < 0 || (shape[i] && size > INT64_MAX / shape[i])) return NULL;
     size *= shape[i];
   }
-  size_t bytes;
-  if (!alloc_bytes(size, nd_elem_bytes(t), &bytes)) return NULL;
+  if (!alloc_bytes(size, nd_elem_bytes(t), bytes)) return NULL;
   NDArray *a = calloc(1, sizeof *a);
   if (!a) return NULL;
-  if (!(a->data = alloc_data(bytes))) {
-    free(a);
-    return NULL;
-  }
   a->dtype = t;
   a->ndim = ndim;
   for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
@@ -57,7 +54,23 @@ NDArray *nd_new(DType t, int ndim, const int64_t *shape) {
   return a;
 }
 
+NDArray *nd_new(DType t, int ndim, const int64_t *shape) {
+  size_t bytes;
+  NDArray *a = header(t, ndim, shape, &bytes);
+  if (a && !(a->data = alloc_data(bytes))) {
+    free(a);
+    return NULL;
+  }
+  return a;
+}
+
+NDArray *nd_new_nodata(DType t, int ndim, const int64_t *shape) {
+  size_t bytes;
+  return header(t, ndim, shape, &bytes);
+}
+
 NDArray *nd_copy(const NDArray *a) {
+  if (a->device != ND_CPU) return NULL;
   NDArray *c = nd_new(a->dtype, a->ndim, a->shape);
   if (c) {
     memcpy(c->data, a->data, (size_t)a->size * nd_elem_bytes(a->dtype));
@@ -69,7 +82,10 @@ NDArray *nd_copy(const NDArray *a) {
 
 void nd_free(NDArray *a) {
   if (!a) return;
-  free_data(a->data);
+  if (a->device == ND_CUDA)
+    cuda_mem_free(a->device_id, (CudaPtr)(uintptr_t)a->data, NULL);
+  else
+    free_data(a->data);
   free(a);
 }
 

@@ -1,7 +1,8 @@
 /* ndarray.h: the one n-d array of tes (SPEC §9, §10). numpy arrays (`np.array`, ...) and
  * tvm.nd arrays are the same object, so a script passes either to a built function.
  *
- * Host memory only for now (the GPU issue adds device memory through device_type): the data
+ * Host memory, or a CUDA device's (device ND_CUDA: data is then a device address the host
+ * must never dereference; jit/nd_cuda.h makes and copies those). Host data
  * is 64-byte aligned, so generated code may assume that alignment, and always contiguous and
  * row-major. numpy's views are copies in tes: slicing, transposing and reshaping make new
  * arrays (docs/numpy.md says so). An array is owned by exactly one holder; the frontend's
@@ -33,7 +34,12 @@ typedef struct NDArray {
 size_t nd_elem_bytes(DType t);
 /* A new zero-filled array on the CPU; NULL when the size overflows or memory runs out. */
 NDArray *nd_new(DType t, int ndim, const int64_t *shape);
+/* The array nd_new would make, with data NULL: the shape checked, for memory of elsewhere
+ * (jit/nd_cuda.c). */
+NDArray *nd_new_nodata(DType t, int ndim, const int64_t *shape);
+/* A copy on the CPU of a host array; NULL for a device array (jit/nd_cuda.h copies those). */
 NDArray *nd_copy(const NDArray *a);
+/* Frees a and its data, host or device memory. */
 void nd_free(NDArray *a);
 /* size * nd_elem_bytes(dtype): the bytes of data in use. */
 size_t nd_nbytes(const NDArray *a);

@@ -55,6 +55,8 @@ typedef struct TesState {
   /* np/np.c: the integer a value of a room above lang stands for (te's constants); set by the
    * tvm package when it is imported */
   bool (*int_hook)(Value *v, int64_t *out);
+  /* np/np.c: device arrays of the tvm package (np.h's NpDeviceHooks), set when it is imported */
+  const struct NpDeviceHooks *device_hooks;
 } TesState;
 
 extern TesState *tes_G;

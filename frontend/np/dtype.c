@@ -573,9 +573,10 @@ static int nested_check(Nested *n, Value *v, int depth) {
   else if (v->kind == VAL_BOOL)
     n->has_bool = true;
   else {
-    interp_raise(n->I, EXC_RuntimeError,
-                 "not supported yet: arrays of '%s' (tes arrays hold numbers and bools)",
-                 val_type_name(v));
+    if (!bi_np_refused(n->I, v))
+      interp_raise(n->I, EXC_RuntimeError,
+                   "not supported yet: arrays of '%s' (tes arrays hold numbers and bools)",
+                   val_type_name(v));
     return -1;
   }
   return 0;
@@ -621,6 +622,7 @@ NDArray *bi_np_from_value(Interp *I, Value *v, const DType *dt) {
   NDArray *a = bi_ndarray_of(v);
   if (a) return dt ? bi_np_astype(I, a, *dt) : bi_np_copy(I, a);
   if (!is_seq(v) && !val_is_number(v)) {
+    if (bi_np_refused(I, v)) return NULL;
     interp_raise(I, EXC_TypeError, "cannot make an array from '%s'", val_type_name(v));
     return NULL;
   }
@@ -639,6 +641,7 @@ int bi_np_operand(Interp *I, Value *v, NpOperand *o) {
   *o = (NpOperand){.a = bi_ndarray_of(v), .weak = NP_STRONG, .src = v};
   if (o->a) return 0;
   if (!bi_np_is_arraylike(v)) {
+    if (bi_np_refused(I, v)) return -1;
     interp_raise(I, EXC_TypeError, "unsupported operand type for numpy: '%s'", val_type_name(v));
     return -1;
   }

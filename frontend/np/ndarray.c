@@ -243,9 +243,7 @@ static Value *m_copyfrom(Interp *I, Value *self, Value **a) {
 
 static Value *m_copyto(Interp *I, Value *self, Value **a) {
   NDArray *dst = bi_ndarray_of(a[0]);
-  if (!dst)
-    return interp_raise(I, EXC_TypeError, "copyto: the target must be an array, not '%s'",
-                        val_type_name(a[0]));
+  if (!dst) return bi_np_copyto_elsewhere(I, self, a[0]); /* a Device, a device array */
   Value *args[1] = {self};
   Value *r = m_copyfrom(I, a[0], args);
   return r;

@@ -12,6 +12,20 @@
 
 void bi_np_set_int_hook(NpIntHook hook) { tes_state()->int_hook = hook; }
 
+void bi_np_set_device_hooks(const NpDeviceHooks *hooks) { tes_state()->device_hooks = hooks; }
+
+bool bi_np_refused(Interp *I, Value *v) {
+  const NpDeviceHooks *h = tes_state()->device_hooks;
+  return h && h->refuse(I, v);
+}
+
+Value *bi_np_copyto_elsewhere(Interp *I, Value *self, Value *target) {
+  const NpDeviceHooks *h = tes_state()->device_hooks;
+  if (h) return h->copyto(I, self, target);
+  return interp_raise(I, EXC_TypeError, "copyto: the target must be an array, not '%s'",
+                      val_type_name(target));
+}
+
 bool bi_np_int_of(Value *v, int64_t *out) {
   if (val_is_int(v)) return *out = v->u.i, true;
   NDArray *a = bi_ndarray_of(v); /* numpy's integer scalars (np.prod(shape)) */
@@ -73,6 +87,7 @@ NDArray *bi_np_array_arg(Interp *I, Value *v, const char *fn, bool *owned) {
   *owned = false;
   if (a) return a;
   if (!bi_np_is_arraylike(v)) {
+    if (bi_np_refused(I, v)) return NULL;
     interp_raise(I, EXC_TypeError, "%s: expected an array, not '%s'", fn, val_type_name(v));
     return NULL;
   }

@@ -22,4 +22,17 @@ void np_register_modules(void);
 typedef bool (*NpIntHook)(Value *v, int64_t *out);
 void bi_np_set_int_hook(NpIntHook hook);
 
+/* Arrays that live in a room above this one (tvm's device arrays, whose data the host must
+ * not read): numpy never sees them as arrays (bi_ndarray_of is for host arrays only), and
+ * these hooks, set by the tvm package when it is imported, say why an operation refuses one
+ * and copy a host array to such a place. */
+typedef struct NpDeviceHooks {
+  /* v is such an array: raises why it cannot be used here and gives true; else false. */
+  bool (*refuse)(Interp *I, Value *v);
+  /* host_array.copyto(target) for a target numpy does not know (a Device, a device array):
+   * the result, or NULL with an error raised. */
+  Value *(*copyto)(Interp *I, Value *self, Value *target);
+} NpDeviceHooks;
+void bi_np_set_device_hooks(const NpDeviceHooks *hooks);
+
 #endif

@@ -232,6 +232,10 @@ int bi_np_shape_arg(Interp *I, Value *v, const char *fn, NpShape *out);
 int bi_np_axis(Interp *I, Value *v, int ndim, int *out);
 /* The array of v, or v converted (*owned then true); NULL with TypeError naming fn. */
 NDArray *bi_np_array_arg(Interp *I, Value *v, const char *fn, bool *owned);
+/* np.h's device hooks: whether v is an array numpy may not read (the error then raised), and
+ * host.copyto(target) for a target that is not a host array. */
+bool bi_np_refused(Interp *I, Value *v);
+Value *bi_np_copyto_elsewhere(Interp *I, Value *self, Value *target);
 /* bool argument (NULL: dflt). */
 int bi_np_bool_arg(Interp *I, Value *v, bool dflt, bool *out);
 

@@ -26,6 +26,8 @@ static void built_free(void *p) {
   if (m->lib) bi_llvm->unload(m->lib);
   if (m->code) bi_llvm->free(m->code);
   if (m->lowered) bi_sched_lowered_release(m->lowered);
+  bi_module_cuda_free(m); /* before the kernels it names */
+  cg_cuda_free(m->kernels);
   free(m->c_source);
   free(m->cuda_source);
   free(m->ptx);
@@ -232,7 +234,7 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
   m->cuda_source = cm->source;
   m->ptx = ptx;
   cm->host = cm->source = NULL;
-  cg_cuda_free(cm);
+  m->kernels = cm; /* what module_cuda.c launches */
   return val_obj_new(&bi_build_module_class, m);
 }
 
@@ -283,6 +285,7 @@ static const Builtin tvm_rows[] = {
 };
 
 int bi_build_tvm_init(Interp *I, Value *tvm) {
+  bi_nd_set_np_hooks(); /* numpy refuses device arrays with a reason */
   for (const Builtin *b = tvm_rows; b->name; b++)
     bi_set_member_take(tvm, b->name, val_builtin(b, NULL));
   for (const Builtin *b = bi_device_funcs; b->name; b++)

@@ -23,6 +23,9 @@ typedef struct Built {
   bool cuda;        /* built for the cuda target */
   char *cuda_source; /* cuda host module: the kernels' CUDA C, imported_modules[0]'s source */
   char *ptx;         /* cuda: NVRTC's PTX of the kernels */
+  struct CudaModule *kernels; /* cuda host module: what each kernel takes and its launch */
+  struct CudaLoad *loads;     /* cuda host module: the PTX loaded, once per device used */
+  int nloads;
   JitLib *lib;
   int32_t (*packed)(void **); /* NULL: built for another machine (get_source only) */
 } Built;
@@ -44,6 +47,7 @@ typedef struct Args {
   int64_t *i64;
   int32_t *i32;
   Binding bd;
+  int device_id; /* cuda: the device every array is on */
 } Args;
 
 /* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code
@@ -55,9 +59,34 @@ static inline Built *built_of(Value *self) { return self->u.obj.p; }
 /* module_args.c: a call's arguments checked and bound (-1 with an exception raised), the run */
 int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out);
 void bi_args_free(Args *a);
-int bi_module_run(Interp *I, const Built *m, Args *a);
+int bi_module_run(Interp *I, Built *m, Args *a);
 int bi_module_runnable(Interp *I, const Built *m); /* -1 with RuntimeError: nothing to run */
 Value *bi_module_call(Interp *I, Value *self, CallArgs *args);
+
+/* A shape expression's value once the call's shape variables are bound; false when it has
+ * anything else (module_args.c). */
+bool bi_module_eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out);
+/* Shape variable v's index in m->shape, or -1. */
+int bi_module_shape_index(const Built *m, const Var *v);
+
+/* module_cuda.c: running a cuda host module on the device of its arrays (-1 with
+ * RuntimeError), timing its calls with CUDA events (seconds per call, -1 with an error), and
+ * unloading its PTX when it is freed */
+int bi_module_cuda_run(Interp *I, Built *m, Args *a);
+double bi_module_cuda_time(Interp *I, Built *m, Args *a, int64_t number);
+void bi_module_cuda_free(Built *m);
+
+/* nd_device.c: an array value on the host or a device (NULL: not an array), and the device
+ * array class (tvm.nd arrays on cuda) */
+NDArray *bi_nd_any_of(Value *v);
+extern const ObjClass bi_nd_device_class;
+/* Device array values and the np hooks that refuse them (tvm's package init sets those). */
+Value *bi_nd_device_wrap(NDArray *a);
+/* A copy of src on (type, id), host or CUDA; a new array there, contents undefined on a
+ * device (zero on the host); NULL with an error raised ("no CUDA device (why)"). */
+Value *bi_nd_place(Interp *I, const NDArray *src, NDDevice type, int id);
+Value *bi_nd_empty_on(Interp *I, DType t, int ndim, const int64_t *shape, NDDevice type, int id);
+void bi_nd_set_np_hooks(void);
 
 /* module_source.c: the Module's methods that give text and files */
 Value *bi_module_get_source(Interp *I, Value *self, Value **a);

@@ -7,6 +7,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
 #include "jit/cuda_driver.h"
 
@@ -54,29 +55,59 @@ static Value *device_type(Interp *I, Value *self) {
 
 static Value *device_id(Interp *I, Value *self) { return val_int(((Device *)self->u.obj.p)->id); }
 
-static Value *device_compute_version(Interp *I, Value *self) {
+/* A CUDA device's limits; NULL with RuntimeError ("no CUDA device (why)") otherwise. */
+static const CudaLimits *limits_of(Interp *I, Value *self, const char *what, CudaLimits *l) {
   const Device *d = self->u.obj.p;
-  int major, minor;
-  if (d->type == ND_CUDA && cuda_compute_capability(d->id, &major, &minor)) {
-    StrBuf b = STRBUF_INIT;
-    sb_printf(&b, "%d.%d", major, minor);
-    return val_str_sb(&b);
-  }
-  return interp_raise(I, EXC_RuntimeError,
-                      d->type == ND_CUDA ? "no CUDA driver or device was found (%s(%d))"
-                                         : "%s(%d) is not a CUDA device: it has no compute version",
-                      bi_device_name(d->type), d->id);
+  if (d->type != ND_CUDA)
+    return interp_raise(I, EXC_RuntimeError, "%s(%d) is not a CUDA device: it has no %s",
+                        bi_device_name(d->type), d->id, what),
+           NULL;
+  Diag dg = DIAG_INIT;
+  if (cuda_device_limits(d->id, l, &dg)) return l;
+  return bi_raise_diag(I, EXC_RuntimeError, &dg), NULL;
 }
+
+static Value *device_compute_version(Interp *I, Value *self) {
+  CudaLimits l;
+  if (!limits_of(I, self, "compute version", &l)) return NULL;
+  StrBuf b = STRBUF_INIT;
+  sb_printf(&b, "%d.%d", l.cc_major, l.cc_minor);
+  return val_str_sb(&b);
+}
+
+#define LIMIT_PROP(field, what)                                                                    \
+  static Value *device_##field(Interp *I, Value *self) {                                           \
+    CudaLimits l;                                                                                  \
+    return limits_of(I, self, what, &l) ? val_int(l.field) : NULL;                                 \
+  }
+LIMIT_PROP(max_threads_per_block, "max_threads_per_block")
+LIMIT_PROP(max_shared_memory_per_block, "max_shared_memory_per_block")
+LIMIT_PROP(warp_size, "warp_size")
+LIMIT_PROP(multi_processor_count, "multi_processor_count")
+#undef LIMIT_PROP
 
 static const Property device_props[] = {
     {"exist", device_exist, "whether the device is there (cpu(0), or a CUDA device found)"},
     {"device_type", device_type, "TVM's device type number (1 cpu, 2 cuda)"},
     {"device_id", device_id, "which device of its type"},
     {"compute_version", device_compute_version, "a CUDA device's compute capability ('8.0')"},
+    {"max_threads_per_block", device_max_threads_per_block,
+     "a CUDA device's most threads in one block"},
+    {"max_shared_memory_per_block", device_max_shared_memory_per_block,
+     "a CUDA device's shared memory per block in bytes, without opting in"},
+    {"warp_size", device_warp_size, "a CUDA device's threads per warp"},
+    {"multi_processor_count", device_multi_processor_count,
+     "a CUDA device's number of streaming multiprocessors"},
     {0},
 };
 
-static Value *device_sync(Interp *I, Value *self, Value **a) { return val_none(); }
+/* Waits for what was launched on a CUDA device; the CPU's work is always done. */
+static Value *device_sync(Interp *I, Value *self, Value **a) {
+  const Device *d = self->u.obj.p;
+  Diag dg = DIAG_INIT;
+  if (d->type == ND_CUDA && !cuda_sync(d->id, &dg)) return bi_raise_diag(I, EXC_RuntimeError, &dg);
+  return val_none();
+}
 
 static Value *device_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
   Device *x = val_obj_of(a, &bi_build_device_class), *y = val_obj_of(b, &bi_build_device_class);
@@ -85,7 +116,8 @@ static Value *device_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right
 }
 
 static const Builtin device_methods[] = {
-    {"sync", device_sync, 0, NOPARAMS, "sync(): wait for the device (the CPU always is done)"},
+    {"sync", device_sync, 0, NOPARAMS,
+     "sync(): wait for the kernels launched on a CUDA device (the CPU is always done)"},
     {0},
 };
 

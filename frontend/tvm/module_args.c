@@ -1,7 +1,8 @@
 /* module_args.c: calling a built Module. Every argument is checked against its parameter (an
- * array, on the CPU, of the dtype, rank and shape declared; shape variables bound by the first
- * dimension that has them and checked against the rest) before NAME_packed runs; a failed
- * assert in the kernel is a RuntimeError with its message. */
+ * array, on the CPU, or for a cuda module all on one CUDA device, of the dtype, rank and shape
+ * declared; shape variables bound by the first dimension that has them and checked against
+ * the rest) before NAME_packed runs (or the kernels launch, module_cuda.c); a failed assert in
+ * the kernel is a RuntimeError with its message. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,23 +13,25 @@
 #include "frontend/tvm/te_impl.h"
 #include "frontend/np/ndarray.h"
 
-static int shape_index(const Built *m, const Var *v) {
+int bi_module_shape_index(const Built *m, const Var *v) {
   for (int i = 0; i < m->nshape; i++)
     if (m->shape[i] == v) return i;
   return -1;
 }
 
 /* A shape expression's value once its variables are bound; false when it has something else. */
-static bool eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out) {
+bool bi_module_eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out) {
   int64_t a, b;
   if (e->kind == EXPR_INT) return *out = e->u.ival, true;
   if (e->kind == EXPR_VAR) {
-    int k = shape_index(m, e->u.var);
+    int k = bi_module_shape_index(m, e->u.var);
     return k >= 0 && bd->set[k] ? (*out = bd->vals[k], true) : false;
   }
-  if (e->kind == EXPR_CAST) return dt_is_int(e->dtype) && eval_shape(m, bd, e->u.unary.a, out);
+  if (e->kind == EXPR_CAST)
+    return dt_is_int(e->dtype) && bi_module_eval_shape(m, bd, e->u.unary.a, out);
   if (e->kind < EXPR_ADD || e->kind > EXPR_MAX) return false;
-  if (!eval_shape(m, bd, e->u.bin.a, &a) || !eval_shape(m, bd, e->u.bin.b, &b)) return false;
+  if (!bi_module_eval_shape(m, bd, e->u.bin.a, &a) || !bi_module_eval_shape(m, bd, e->u.bin.b, &b))
+    return false;
   if (e->kind == EXPR_ADD) return !__builtin_add_overflow(a, b, out);
   if (e->kind == EXPR_SUB) return !__builtin_sub_overflow(a, b, out);
   if (e->kind == EXPR_MUL) return !__builtin_mul_overflow(a, b, out);
@@ -63,17 +66,27 @@ static bool same_dtype(DType param, DType array) {
   return dt_eq(dt_element(param), dt_element(array));
 }
 
-static NDArray *check_array(Interp *I, const Built *m, int i, Value *v) {
-  NDArray *a = bi_ndarray_of(v);
+/* Where the function runs: cpu(0), or for a cuda module the device of its first array. */
+static void run_device(const Built *m, NDArray *first, NDDevice *type, int *id) {
+  *type = m->cuda ? ND_CUDA : ND_CPU;
+  *id = m->cuda && first && first->device == ND_CUDA ? first->device_id : 0;
+}
+
+static NDArray *check_array(Interp *I, const Built *m, int i, Value *v, NDArray *first) {
+  NDArray *a = bi_nd_any_of(v);
   const Buffer *p = m->f->params[i];
   char want[32], got[32];
   StrBuf b = STRBUF_INIT;
+  NDDevice type;
+  int id;
+  run_device(m, first ? first : a, &type, &id);
   if (!a)
     sb_printf(&b, "expected an array, not '%s'", val_type_name(v));
-  else if (a->device != ND_CPU)
-    sb_printf(&b, "the array is on %s(%d), and this function runs on cpu(0)",
-              bi_device_name(a->device), a->device_id);
-  else if ((uintptr_t)a->data % 64 != 0)
+  else if (a->device != type || a->device_id != id)
+    sb_printf(&b, "the array is on %s(%d), and this function runs on %s(%d)%s",
+              bi_device_name(a->device), a->device_id, bi_device_name(type), id,
+              m->cuda && a->device == ND_CPU ? " (copy it there with tvm.nd.array(x, dev))" : "");
+  else if (a->device == ND_CPU && (uintptr_t)a->data % 64 != 0)
     sb_puts(&b, "the array's data is not 64-byte aligned, as compiled code assumes");
   else if (!same_dtype(p->dtype, a->dtype))
     sb_printf(&b, "expected dtype %s, got %s", dt_name(dt_element(p->dtype), want),
@@ -93,7 +106,7 @@ static void bind_dims(const Built *m, NDArray **arrays, Binding *bd) {
   for (int i = 0; i < m->f->nparams; i++)
     for (int d = 0; d < arrays[i]->ndim; d++) {
       const Expr *e = m->f->params[i]->shape[d];
-      int k = e->kind == EXPR_VAR ? shape_index(m, e->u.var) : -1;
+      int k = e->kind == EXPR_VAR ? bi_module_shape_index(m, e->u.var) : -1;
       if (k >= 0 && !bd->set[k]) bd->vals[k] = arrays[i]->shape[d], bd->set[k] = true;
     }
 }
@@ -115,7 +128,7 @@ static int check_shapes(Interp *I, const Built *m, NDArray **arrays, Binding *bd
   for (int i = 0; i < m->f->nparams; i++)
     for (int d = 0; d < arrays[i]->ndim; d++) {
       int64_t want;
-      if (!eval_shape(m, bd, m->f->params[i]->shape[d], &want)) {
+      if (!bi_module_eval_shape(m, bd, m->f->params[i]->shape[d], &want)) {
         shape_error(I, m, i, arrays[i], "a dimension no other argument determines");
         return -1;
       }
@@ -158,11 +171,13 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
                 xcalloc((size_t)np + 1, sizeof(void *)),
                 xcalloc((size_t)ns + 1, 8),
                 xcalloc((size_t)ns + 1, 4),
-                {xcalloc((size_t)ns + 1, 8), xcalloc((size_t)ns + 1, 1)}};
+                {xcalloc((size_t)ns + 1, 8), xcalloc((size_t)ns + 1, 1)},
+                0};
   NDArray **arrays = xcalloc((size_t)np + 1, sizeof *arrays);
   int rc = 0;
   for (int i = 0; i < np && rc == 0; i++)
-    if (!(arrays[i] = check_array(I, m, i, v[i]))) rc = -1;
+    if (!(arrays[i] = check_array(I, m, i, v[i], i ? arrays[0] : NULL))) rc = -1;
+  out->device_id = rc == 0 && np ? arrays[0]->device_id : 0;
   if (rc == 0) rc = check_shapes(I, m, arrays, &out->bd);
   for (int i = 0; rc == 0 && i < np; i++) {
     out->ptrs[i] = arrays[i]->data;
@@ -179,7 +194,8 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
   return rc;
 }
 
-int bi_module_run(Interp *I, const Built *m, Args *a) {
+int bi_module_run(Interp *I, Built *m, Args *a) {
+  if (m->cuda) return bi_module_cuda_run(I, m, a);
   int32_t rc = m->packed(a->slots);
   if (rc == 0) return 0;
   if (rc == CG_LLVM_ERR_INTERRUPTED) { /* Ctrl-C stopped it; the flag is still set */
@@ -195,11 +211,16 @@ int bi_module_run(Interp *I, const Built *m, Args *a) {
 
 int bi_module_runnable(Interp *I, const Built *m) {
   if (m->packed) return 0;
+  if (m->cuda && !m->kernels) {
+    interp_raise(I, EXC_RuntimeError,
+                 "%s: this is the module of the kernels (imported_modules[0]); call the module "
+                 "tvm.build gave, which launches them",
+                 m->name);
+    return -1;
+  }
   if (m->cuda) {
-    if (cuda_device_count() == 0)
-      interp_raise(I, EXC_RuntimeError, "%s: no CUDA device (%s)", m->name, cuda_driver_error());
-    else
-      interp_raise(I, EXC_RuntimeError, "%s: not supported yet: running a cuda module", m->name);
+    if (cuda_device_count() > 0) return 0;
+    interp_raise(I, EXC_RuntimeError, "%s: no CUDA device (%s)", m->name, cuda_driver_error());
     return -1;
   }
   if (!m->code) {

@@ -41,7 +41,8 @@ static double now(void) {
 }
 
 /* Seconds per call over `number` calls; -1 with an exception raised. */
-static double time_calls(Interp *I, const Built *m, Args *a, int64_t number) {
+static double time_calls(Interp *I, Built *m, Args *a, int64_t number) {
+  if (m->cuda) return bi_module_cuda_time(I, m, a, number); /* CUDA events */
   double start = now();
   for (int64_t i = 0; i < number; i++) {
     if (bi_module_run(I, m, a) < 0 || bi_check_interrupt(I) < 0) return -1;
@@ -111,10 +112,11 @@ Value *bi_module_time_evaluator(Interp *I, Value *self, Value **a) {
   val_decref(fn);
   NDDevice type;
   int id;
-  if (a[1] && a[1]->kind != VAL_NONE && (!bi_build_device_of(a[1], &type, &id) || type != ND_CPU))
-    return interp_raise(I, EXC_TypeError,
-                        "time_evaluator: dev must be a cpu Device for an llvm "
-                        "module");
+  Built *m = built_of(self);
+  NDDevice want = m->cuda ? ND_CUDA : ND_CPU;
+  if (a[1] && a[1]->kind != VAL_NONE && (!bi_build_device_of(a[1], &type, &id) || type != want))
+    return interp_raise(I, EXC_TypeError, "time_evaluator: dev must be a %s Device for %s %s module",
+                        bi_device_name(want), m->cuda ? "a" : "an", m->cuda ? "cuda" : "llvm");
   Timer t = {self, 0, 0, 0};
   if (positive_arg(I, a[2], "number", 10, 1, &t.number) < 0 ||
       positive_arg(I, a[3], "repeat", 1, 1, &t.repeat) < 0 ||

@@ -54,6 +54,13 @@ ptxas = shutil.which('ptxas') or os.path.join(cuda_home, 'bin', 'ptxas')
 if os.path.isfile(ptxas):
     config.available_features.add('ptxas')
     config.substitutions.append(('%ptxas', ptxas))
+# The FAKE CUDA driver (tests/unit/jit/fake_cuda.c, built beside the binary): tests point
+# TES_CUDA_DRIVER at it to check the host side of running cuda modules; it runs no kernel.
+if not reference:
+    fake_cuda = os.path.join(os.path.dirname(os.path.abspath(tes)), 'tests', 'libfake_cuda.so')
+    if os.path.isfile(fake_cuda):
+        config.available_features.add('fake-cuda')
+        config.substitutions.append(('%fake-cuda', fake_cuda))
 # tests that build in a loop (numeric/build_loop_memory.tes): a tenth of the builds when sanitized
 config.substitutions.append(('%build-loop-counts', '20 200' if 'asan' in config.available_features
                              else '200 2000'))

@@ -3,12 +3,16 @@
  * TES_CUDA_DRIVER: a path that does not exist, and the stand-in drivers of fake_cuda.c (whole,
  * failing on request, lacking an entry point), whose paths meson passes as arguments; the
  * devices, compute capabilities and reasons the probe gives must be what the stand-in says.
- * Then the machine's own driver: with a device, each has a plausible compute capability; with
- * none, those checks are skipped and the reason is printed. */
+ * Then what running needs (jit/cuda_driver.h's limits, memory, copies, modules, launches,
+ * events; jit/nd_cuda.h's device arrays) against the FAKE driver, which runs no kernel: copies
+ * and the messages of the driver's errors are what is checked. Then the machine's own
+ * driver: with a device, each has a plausible compute capability; with none, those checks are
+ * skipped and the reason is printed. */
 #include <dlfcn.h>
 #include <stdlib.h>
 
 #include "jit/cuda_driver.h"
+#include "jit/nd_cuda.h"
 #include "tests/unit/check.h"
 
 /* What a child saw of the driver. */
@@ -122,6 +126,180 @@ static void test_cuda_driver_no_init(const char *fake) {
   CHECK(strstr(p.error, fake) == p.error);
 }
 
+/* Runs fn in a child with TES_CUDA_DRIVER=driver and the stand-in's settings; the child's
+ * checks are counted here (its passed and failed counts come back through a pipe). */
+static void in_child(const char *driver, const char *const *settings, void (*fn)(void)) {
+  int fd[2];
+  if (pipe(fd) != 0) {
+    failed++;
+    return;
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    setenv("TES_CUDA_DRIVER", driver, 1);
+    for (int i = 0; settings && settings[i]; i++) putenv((char *)settings[i]);
+    passed = failed = 0; /* the child's own counts, not the ones it inherited */
+    fn();
+    fflush(stdout);
+    int counts[2] = {passed, failed};
+    _exit(write(fd[1], counts, sizeof counts) == (ssize_t)sizeof counts ? 0 : 1);
+  }
+  close(fd[1]);
+  int counts[2] = {0, 1};
+  ssize_t got = read(fd[0], counts, sizeof counts);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != (ssize_t)sizeof counts || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    counts[0] = 0, counts[1] = 1;
+  passed += counts[0];
+  failed += counts[1];
+}
+
+/* Whether d holds an error whose message starts with `want`. */
+static bool error_starts(const Diag *d, const char *want) {
+  bool ok = diag_failed(d) && strncmp(d->msg, want, strlen(want)) == 0;
+  if (!ok) printf("  want: %s...\n  got:  %s\n", want, diag_failed(d) ? d->msg : "(no error)");
+  return ok;
+}
+
+/* A PTX module of one entry, k(u64, u32), as the stand-in reads it. */
+static const char tiny_ptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                               ".visible .entry k(\n\t.param .u64 k_param_0,\n"
+                               "\t.param .u32 k_param_1\n)\n{\n\tret;\n}\n";
+
+/* The limits, memory, copies, modules, launches and events of the stand-in, through the API
+ * the runtime uses; the stand-in runs no kernel, so only the host side is checked. */
+static void runtime_calls(void) {
+  CudaLimits l;
+  Diag d = DIAG_INIT;
+  CHECK(cuda_device_limits(0, &l, &d));
+  CHECK(l.max_threads_per_block == 1024 && l.max_shared_memory_per_block == 49152 &&
+        l.max_shared_memory_per_block_optin == 101376 && l.warp_size == 32 &&
+        l.multi_processor_count == 4 && l.cc_major == 8 && l.cc_minor == 6);
+  CHECK(l.max_block[0] == 1024 && l.max_block[2] == 64 && l.max_grid[0] == 2147483647 &&
+        l.max_grid[1] == 65535);
+  CHECK(cuda_device_limits(1, &l, &d) && l.cc_major == 7 && l.cc_minor == 0);
+  CHECK(!cuda_device_limits(2, &l, &d) && error_starts(&d, "there is no cuda(2): the CUDA "
+                                                           "driver sees 2 devices"));
+
+  /* memory: in, across, out */
+  float in[16], out[16] = {0};
+  for (int i = 0; i < 16; i++) in[i] = (float)i * 0.5f;
+  CudaPtr a = 0, b = 0;
+  d = (Diag)DIAG_INIT;
+  CHECK(cuda_mem_alloc(0, sizeof in, &a, &d) && cuda_mem_alloc(0, sizeof in, &b, &d) && a && b);
+  CHECK(cuda_copy_to_device(0, a, in, sizeof in, &d));
+  CHECK(cuda_copy_on_device(0, b, a, sizeof in, &d));
+  CHECK(cuda_copy_to_host(0, out, b, sizeof out, &d));
+  CHECK(memcmp(in, out, sizeof in) == 0);
+  CHECK(cuda_copy_to_host(0, out, b, 0, &d)); /* nothing to copy: no call */
+  CHECK(!cuda_copy_to_device(0, b + 4, in, sizeof in, &d) &&
+        error_starts(&d, "cuMemcpyHtoD_v2 failed with CUDA_ERROR_INVALID_VALUE (invalid "
+                         "argument) while copying 64 bytes to cuda(0)"));
+  d = (Diag)DIAG_INIT;
+  CHECK(cuda_mem_free(0, b, &d));
+  CHECK(!cuda_mem_free(0, b, &d) &&
+        error_starts(&d, "cuMemFree_v2 failed with CUDA_ERROR_INVALID_VALUE"));
+  CHECK(!cuda_mem_free(0, b, NULL)); /* no Diag: false, the message dropped */
+  d = (Diag)DIAG_INIT;
+
+  /* modules: PTX the stand-in refuses, a missing kernel, a launch and its errors */
+  CHECK(!cuda_module_load(0, "not ptx", &d) &&
+        error_starts(&d, "cuModuleLoadDataEx failed with CUDA_ERROR_INVALID_PTX (a PTX JIT "
+                         "compilation failed) while loading the PTX on cuda(0): fake JIT log: "
+                         "refused"));
+  d = (Diag)DIAG_INIT;
+  CudaLoaded *m = cuda_module_load(0, tiny_ptx, &d);
+  CHECK(m && cuda_module_device(m) == 0);
+  if (!m) return;
+  CHECK(!cuda_module_function(m, "nope", &d) &&
+        error_starts(&d, "cuModuleGetFunction failed with CUDA_ERROR_NOT_FOUND (named symbol "
+                         "not found) while looking up kernel nope"));
+  d = (Diag)DIAG_INIT;
+  CudaFunction k = cuda_module_function(m, "k", &d);
+  CHECK(k != NULL);
+  int32_t n = 16;
+  void *params[2] = {&a, &n};
+  unsigned grid[3] = {2, 1, 1}, block[3] = {8, 1, 1}, none[3] = {0, 1, 1};
+  CudaEvent e0 = cuda_event_new(0, &d), e1 = cuda_event_new(0, &d);
+  CHECK(e0 && e1 && cuda_event_record(0, e0, &d));
+  CHECK(cuda_launch(m, k, "k", grid, block, params, false, &d));
+  CHECK(cuda_launch(m, k, "k", grid, block, params, true, &d));
+  CHECK(cuda_event_record(0, e1, &d));
+  float ms = -1;
+  CHECK(cuda_event_elapsed_ms(0, e0, e1, &ms, &d) && ms == 1.0f); /* the stand-in's 0.5 each */
+  CHECK(cuda_sync(0, &d));
+  CHECK(!cuda_launch(m, k, "k", none, block, params, false, &d) &&
+        error_starts(&d, "cuLaunchKernel failed with CUDA_ERROR_INVALID_VALUE (invalid argument) "
+                         "while launching k with grid (0, 1, 1) and block (8, 1, 1) on cuda(0)"));
+  cuda_event_free(0, e0);
+  cuda_event_free(0, e1);
+  cuda_module_unload(m);
+  d = (Diag)DIAG_INIT;
+  CHECK(cuda_mem_free(0, a, &d));
+
+  /* device arrays: made on a device, copied in and out, freed by nd_free */
+  int64_t shape[2] = {2, 8};
+  NDArray *host = nd_new(DT_F32, 2, shape), *back = nd_new(DT_F32, 2, shape);
+  NDArray *dev = nd_cuda_new(DT_F32, 2, shape, 1, &d);
+  CHECK(host && back && dev && dev->device == ND_CUDA && dev->device_id == 1 && dev->size == 16);
+  if (!host || !back || !dev) return;
+  memcpy(host->data, in, sizeof in);
+  CHECK(nd_cuda_copy(dev, host, &d) && nd_cuda_copy(back, dev, &d));
+  CHECK(memcmp(back->data, in, sizeof in) == 0);
+  CHECK(nd_copy(dev) == NULL); /* never a host copy of device memory */
+  nd_free(dev);
+  nd_free(host);
+  nd_free(back);
+  CHECK(!nd_cuda_new(DT_F32, 2, shape, 7, &d) && error_starts(&d, "there is no cuda(7)"));
+}
+
+static void runtime_call_fails(void) {
+  Diag d = DIAG_INIT;
+  CudaPtr p;
+  CHECK(!cuda_mem_alloc(0, 1 << 20, &p, &d) &&
+        error_starts(&d, "cuMemAlloc_v2 failed with CUDA_ERROR_OUT_OF_MEMORY (out of memory) "
+                         "while allocating 1048576 bytes on cuda(0)"));
+}
+
+static void runtime_unknown_error(void) {
+  Diag d = DIAG_INIT;
+  CHECK(!cuda_sync(0, &d) &&
+        error_starts(&d, "cuCtxSynchronize failed with CUDA error 12345 while synchronizing "
+                         "cuda(0)"));
+}
+
+static void runtime_no_device(void) {
+  Diag d = DIAG_INIT;
+  CudaPtr p;
+  CHECK(!cuda_mem_alloc(0, 16, &p, &d) &&
+        error_starts(&d, "no CUDA device (the CUDA driver sees no device)"));
+  CudaLimits l;
+  d = (Diag)DIAG_INIT;
+  CHECK(!cuda_device_limits(0, &l, &d) && error_starts(&d, "no CUDA device ("));
+}
+
+static void runtime_no_attribute(void) {
+  Diag d = DIAG_INIT;
+  CudaLimits l;
+  CHECK(!cuda_device_limits(0, &l, &d) && error_starts(&d, "the CUDA driver ") &&
+        strstr(d.msg, "has no entry point cuDeviceGetAttribute") != NULL);
+}
+
+static void test_cuda_driver_runtime(const char *fake, const char *no_attribute) {
+  in_child(fake, NULL, runtime_calls);
+  const char *oom[] = {"FAKE_CUDA_FAIL=cuMemAlloc_v2:2", NULL};
+  in_child(fake, oom, runtime_call_fails);
+  const char *unknown[] = {"FAKE_CUDA_FAIL=cuCtxSynchronize:12345", NULL};
+  in_child(fake, unknown, runtime_unknown_error);
+  const char *none[] = {"FAKE_CUDA_DEVICES=0", NULL};
+  in_child(fake, none, runtime_no_device);
+  in_child(no_attribute, NULL, runtime_no_attribute);
+}
+
 /* The machine's own driver, in this process (TES_CUDA_DRIVER is not set here). */
 static void test_cuda_driver_real(void) {
   int n = cuda_device_count(), major = -1, minor = -1;
@@ -158,6 +336,7 @@ int main(int argc, char **argv) {
   test_cuda_driver_fake_fails(argv[1]);
   test_cuda_driver_no_attribute(argv[2]);
   test_cuda_driver_no_init(argv[3]);
+  test_cuda_driver_runtime(argv[1], argv[2]);
   test_cuda_driver_real();
   return finish();
 }
