@@ -13,8 +13,11 @@
 
 
 /* Called with the IR after loop-nest construction (pass "schedule_ops") and after every pass
- * that runs; changed is false when the pass returned its input itself. */
-typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed);
+ * that runs; changed is false when the pass returned its input itself. From
+ * tir.SplitHostDevice on, body is the host function and device[0..ndevice) its kernels
+ * (lower_print_device_func prints one); before it ndevice is 0. */
+typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed,
+                            int ndevice, const DeviceFunc *device);
 
 typedef struct LowerOptions {
   const char *name; /* NULL: "main" */
