@@ -210,6 +210,35 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
   return f;
 }
 
+LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions *opt,
+                              Diag *d) {
+  LoweredFunc *g = arena_alloc(a, sizeof *g);
+  *g = *f;
+  PassCtx ctx = {.arena = a,
+                 .nbinds = f->nparams,
+                 .bind_tensors = f->param_tensors,
+                 .bind_buffers = f->params,
+                 .gpu = true,
+                 .noptions = opt->noptions,
+                 .options = opt->options,
+                 .diag = d,
+                 .warn = opt->warn,
+                 .warn_user = opt->warn_user,
+                 .func_name = f->name};
+  for (int i = 0; i < NPASSES; i++) {
+    if (lowering[i].when != RUN_ON_GPU || is_disabled(opt, lowering[i].name)) continue;
+    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
+    Stmt *next = lowering[i].run(g->body, &ctx);
+    if (diag_failed(d)) return NULL;
+    after(opt, lowering[i].name, next, next != g->body, &ctx);
+    g->body = next;
+  }
+  g->thread_synced = !is_disabled(opt, "tir.ThreadSync");
+  g->ndevice = ctx.ndevice;
+  g->device = ctx.device;
+  return g;
+}
+
 static void quiet(void *user, const char *msg) { (void)user, (void)msg; }
 
 /* Malformed IR is an internal error naming the pass that made it. A build that verifies only

@@ -42,6 +42,13 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
                        Diag *d);
 
 
+/* The GPU-only passes (tir.ThreadSync, tir.SplitHostDevice: what lower_run adds with
+ * opt->gpu, those opt does not disable) on a copy of f, which was lowered without them
+ * (tvm.lower's IRModule built for cuda), in a; f does not change. NULL with d set when one
+ * fails. opt->dump sees each pass as in lower_run. */
+LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions *opt,
+                              Diag *d);
+
 /* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after
  * to check a name against and --help to list; NULL past the end. */
 const char *lower_pass_name(int i);

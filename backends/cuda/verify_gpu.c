@@ -60,7 +60,7 @@ typedef struct KernelCheck {
   int nbind;
   int64_t shared, local; /* bytes, of allocations of constant size */
   StrBuf shared_list;    /* "A.shared 4096 + B.shared 4096" */
-  const char *stored;    /* the first buffer the kernel stores to */
+  const char *stored;    /* the last buffer the kernel stores to: what it computes */
 } KernelCheck;
 
 static int64_t alloc_bytes(const Stmt *s, bool *known) {
@@ -75,7 +75,7 @@ static int64_t alloc_bytes(const Stmt *s, bool *known) {
 static void kernel_stmt(IrVisitor *v, const Stmt *s) {
   KernelCheck *kc = (KernelCheck *)v;
   if (diag_failed(kc->d)) return;
-  if (s->kind == STMT_STORE && !kc->stored) kc->stored = s->u.store.buf->data->name;
+  if (s->kind == STMT_STORE) kc->stored = s->u.store.buf->data->name;
   if (s->kind == STMT_ATTR && s->u.attr.nkind == ATTR_NODE_ITERVAR &&
       strcmp(s->u.attr.key, "thread_extent") == 0) {
     const IterVar *iv = s->u.attr.node;

@@ -202,10 +202,15 @@ fail:
  * errors are the call's.
  * Takes over the reference l. */
 static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
+  /* an IRModule of tvm.lower has not been through the GPU passes (no kernel split out) */
+  const LoweredFunc *f = l->f->ndevice || l->f->thread_synced
+                             ? l->f
+                             : bi_pass_gpu_passes(I, &l->arena, l->f);
+  if (!f) return bi_sched_lowered_release(l), NULL;
   Diag d = DIAG_INIT;
   CudaLimits lim;
   bi_target_cuda_limits(target, &lim);
-  CudaModule *cm = cuda_verify(l->f, &lim, &d) ? cg_cuda_build(l->f, &d) : NULL;
+  CudaModule *cm = cuda_verify(f, &lim, &d) ? cg_cuda_build(f, &d) : NULL;
   char arch[32];
   bi_target_cuda_arch(target, arch, sizeof arch);
   char *ptx = cm ? nvrtc_compile(cm->source, arch, &d) : NULL;
@@ -215,6 +220,7 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
     return bi_raise_diag(I, EXC_BuildError, &d);
   }
   Built *m = new_built(l, target);
+  m->f = f;
   m->cuda = true;
   m->c_source = cm->host;
   m->cuda_source = cm->source;

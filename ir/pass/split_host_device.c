@@ -10,6 +10,8 @@
  *   variable among its scalars. A tag bound twice with different extents keeps its first
  *   extent here; the GPU verifier (backends/cuda/verify_gpu.h) reports it. What host code
  *   does besides launching (a store left unbound) stays in the body for the verifier too.
+ *   Host code that reads a variable a kernel binds (a stage left at the root whose bounds
+ *   depend on the kernel's blockIdx) is an error on ctx->diag, and the input is returned.
  *   A body without kernels is returned as it is.
  * Why here: last, after tir.ThreadSync, and only for GPU targets, as TVM splits the mixed
  *   function before device code generation. */
@@ -203,7 +205,48 @@ static Stmt *split_stmt(IrMutator *m, Stmt *s) {
 
 static Expr *keep_expr(IrMutator *m, Expr *e) { return (void)m, e; }
 
+/* Host code that reads a thread variable, which only its kernel binds: a stage left at the
+ * root, outside the kernel, whose bounds depend on the kernel's blockIdx. */
+typedef struct HostThreads {
+  IrVisitor v;
+  const VarList *threads;
+  Diag *d;
+} HostThreads;
+
+static void host_threads_stmt(IrVisitor *v, const Stmt *s) {
+  HostThreads *h = (HostThreads *)v;
+  if (diag_failed(h->d)) return;
+  if (s->kind == STMT_STORE)
+    for (int i = 0; i < h->threads->n; i++)
+      if (ir_stmt_uses_var(s, h->threads->items[i])) {
+        ir_error(h->d, "cannot build for cuda: the store to %s is in host code, outside the "
+                       "kernel that binds %s, and depends on it (compute_at %s under the "
+                       "binding)",
+                 s->u.store.buf->data->name, h->threads->items[i]->name,
+                 s->u.store.buf->data->name);
+        return;
+      }
+  ir_visit_children_stmt(v, s);
+}
+
 Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx) {
   Split sp = {{ctx->arena, keep_expr, split_stmt}, ctx, NULL, 0, 0};
-  return ir_mutate_stmt(&sp.m, s);
+  int first = ctx->ndevice;
+  Stmt *host = ir_mutate_stmt(&sp.m, s);
+  VarList threads = {0};
+  for (int k = first; k < ctx->ndevice; k++) {
+    Scan sc = {{scan_expr, scan_stmt}, ctx->arena, {0}, {0}, NULL, 0, 0};
+    ir_visit_stmt(&sc.v, ctx->device[k].body);
+    for (int i = 0; i < sc.defs.n; i++)
+      if (ir_stmt_uses_var(host, sc.defs.items[i])) add_var(ctx->arena, &threads, sc.defs.items[i]);
+  }
+  if (threads.n) {
+    HostThreads h = {{NULL, host_threads_stmt}, &threads, ctx->diag};
+    ir_visit_stmt(&h.v, host);
+    if (!diag_failed(ctx->diag))
+      ir_error(ctx->diag, "cannot build for cuda: host code uses %s outside the kernel that "
+                          "binds it", threads.items[0]->name);
+    return s;
+  }
+  return host;
 }

@@ -1,6 +1,7 @@
 /* fake_cuda.c: a stand-in for libcuda.so.1 for test_cuda_driver.c, exporting the driver entry
  * points jit/cuda_driver.c resolves, with answers the test knows: device ordinal i is handle
- * 100 + i, device 0 has compute capability 8.6 and the others 7.0. The environment picks the
+ * 100 + i, device 0 has compute capability 8.6 and 1024 threads a block, the others 7.0 and
+ * 512. The environment picks the
  * failures: FAKE_CUDA_INIT (cuInit's result), FAKE_CUDA_DEVICES (how many, default 2),
  * FAKE_CUDA_COUNT_ERROR (cuDeviceGetCount's result). Built once whole and once without each
  * of two entry points (FAKE_CUDA_NO_INIT, FAKE_CUDA_NO_ATTRIBUTE, see tests/meson.build). */
@@ -44,6 +45,8 @@ int cuDeviceGetAttribute(int *value, int attr, int dev) {
     *value = dev == 100 ? 8 : 7; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
   else if (attr == 76)
     *value = dev == 100 ? 6 : 0; /* ..._MINOR */
+  else if (attr == 1)
+    *value = dev == 100 ? 1024 : 512; /* CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
   else
     return CUDA_ERROR_INVALID_VALUE;
   return 0;
