@@ -123,7 +123,8 @@ typedef struct Cmd {
 
 /* lower_run's callback for --dump-after: the IR after the chosen pass (after each, under a
  * header line naming it, for `all`), on standard output between the script's own lines. */
-static void dump_ir(void *user, const char *pass, const Stmt *body, bool changed) {
+static void dump_ir(void *user, const char *pass, const Stmt *body, bool changed, int ndevice,
+                    const DeviceFunc *device) {
   const char *want = user;
   bool all = strcmp(want, "all") == 0;
   if (!all && strcmp(want, pass) != 0) return;
@@ -133,6 +134,8 @@ static void dump_ir(void *user, const char *pass, const Stmt *body, bool changed
     ir_print_stmt(&b, body, 0);
   else
     sb_puts(&b, "(unchanged)\n");
+  if (changed) /* from tir.SplitHostDevice on, the kernels after the host function */
+    for (int i = 0; i < ndevice; i++) lower_print_device_func(&b, &device[i]);
   fputs(sb_cstr(&b), stdout);
   fflush(stdout);
   sb_free(&b);

@@ -32,6 +32,9 @@ static const PassDef lowering[] = {
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
+    /* last: a pass after it sees only the host function (the kernels are in ctx->device), so
+     * passes over kernel bodies (thread allreduce, warp memory) go before it */
+    {"tir.SplitHostDevice", pass_split_host_device, RUN_ON_GPU},
 };
 
 enum { NPASSES = sizeof lowering / sizeof lowering[0] };
@@ -79,8 +82,10 @@ static bool check_args(const Schedule *s, int nargs, Tensor **args, Diag *d) {
 
 /* ---- the pipeline ---- */
 
-static void after(const LowerOptions *opt, const char *pass, const Stmt *body, bool changed) {
-  if (opt->dump) opt->dump(opt->dump_user, pass, body, changed);
+static void after(const LowerOptions *opt, const char *pass, const Stmt *body, bool changed,
+                  const PassCtx *ctx) {
+  if (opt->dump) opt->dump(opt->dump_user, pass, body, changed, ctx ? ctx->ndevice : 0,
+                           ctx ? ctx->device : NULL);
 }
 
 #ifdef TES_VERIFY_IR
@@ -152,7 +157,7 @@ static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool 
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);
     if (diag_failed(ctx->diag)) return false;
-    after(opt, lowering[i].name, next, next != *body);
+    after(opt, lowering[i].name, next, next != *body, ctx);
     *body = next;
     *flattened = *flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;
     *last = lowering[i].name;
@@ -171,7 +176,7 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
   SchedBounds *b = sched_infer_bound(s, a, d);
   Stmt *body = b ? sched_schedule_ops(b) : NULL;
   if (!body) return NULL;
-  after(opt, "schedule_ops", body, true);
+  after(opt, "schedule_ops", body, true, NULL);
   LoweredFunc *f = arena_alloc(a, sizeof *f);
   f->name =
       arena_strndup(a, opt->name ? opt->name : "main", strlen(opt->name ? opt->name : "main"));
@@ -191,7 +196,8 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
                  .options = opt->options,
                  .diag = d,
                  .warn = opt->warn,
-                 .warn_user = opt->warn_user};
+                 .warn_user = opt->warn_user,
+                 .func_name = f->name};
   bool flattened = false;
   const char *last = "schedule_ops";
   if (!shallow_enough(body, d)) return NULL;
@@ -201,7 +207,38 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
   if (!each && !check_ir(body, &ctx, flattened, last)) return *bad_ir = true, NULL;
   f->body = body;
   f->thread_synced = opt->gpu && !is_disabled(opt, "tir.ThreadSync");
+  f->ndevice = ctx.ndevice;
+  f->device = ctx.device;
   return f;
+}
+
+LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions *opt,
+                              Diag *d) {
+  LoweredFunc *g = arena_alloc(a, sizeof *g);
+  *g = *f;
+  PassCtx ctx = {.arena = a,
+                 .nbinds = f->nparams,
+                 .bind_tensors = f->param_tensors,
+                 .bind_buffers = f->params,
+                 .gpu = true,
+                 .noptions = opt->noptions,
+                 .options = opt->options,
+                 .diag = d,
+                 .warn = opt->warn,
+                 .warn_user = opt->warn_user,
+                 .func_name = f->name};
+  for (int i = 0; i < NPASSES; i++) {
+    if (lowering[i].when != RUN_ON_GPU || is_disabled(opt, lowering[i].name)) continue;
+    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
+    Stmt *next = lowering[i].run(g->body, &ctx);
+    if (diag_failed(d)) return NULL;
+    after(opt, lowering[i].name, next, next != g->body, &ctx);
+    g->body = next;
+  }
+  g->thread_synced = !is_disabled(opt, "tir.ThreadSync");
+  g->ndevice = ctx.ndevice;
+  g->device = ctx.device;
+  return g;
 }
 
 static void quiet(void *user, const char *msg) { (void)user, (void)msg; }
@@ -232,4 +269,27 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
 
 void lower_print_func(StrBuf *out, const LoweredFunc *f) {
   ir_print_primfn(out, f->name, f->nparams, f->params, f->body);
+  for (int i = 0; i < f->ndevice; i++) lower_print_device_func(out, &f->device[i]);
+}
+
+void lower_print_device_func(StrBuf *out, const DeviceFunc *k) {
+  static const char *const tags[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                      "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  char dt[32];
+  sb_printf(out, "@%s = primfn(", k->name);
+  for (int i = 0; i < k->nbufs; i++)
+    sb_printf(out, "%s%s: handle(%s)", i ? ", " : "", k->bufs[i]->name,
+              dt_name(k->buf_dtypes[i], dt));
+  for (int i = 0; i < k->nscalars; i++)
+    sb_printf(out, "%s%s: %s", k->nbufs + i ? ", " : "", k->scalars[i]->name,
+              dt_name(k->scalars[i]->dtype, dt));
+  sb_puts(out, ") attr = {\"tir.kernel_launch_params\": [");
+  int n = 0;
+  for (int i = 0; i < 6; i++) {
+    const Expr *e = i < 3 ? k->grid[i] : k->block[i - 3];
+    if (e) sb_printf(out, "%s\"%s\"", n++ ? ", " : "", tags[i]);
+  }
+  sb_puts(out, "]} {\n");
+  ir_print_stmt(out, k->body, 1);
+  sb_puts(out, "}\n");
 }

@@ -13,8 +13,11 @@
 
 
 /* Called with the IR after loop-nest construction (pass "schedule_ops") and after every pass
- * that runs; changed is false when the pass returned its input itself. */
-typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed);
+ * that runs; changed is false when the pass returned its input itself. From
+ * tir.SplitHostDevice on, body is the host function and device[0..ndevice) its kernels
+ * (lower_print_device_func prints one); before it ndevice is 0. */
+typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool changed,
+                            int ndevice, const DeviceFunc *device);
 
 typedef struct LowerOptions {
   const char *name; /* NULL: "main" */
@@ -38,6 +41,13 @@ typedef struct LowerOptions {
 LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt,
                        Diag *d);
 
+
+/* The GPU-only passes (tir.ThreadSync, tir.SplitHostDevice: what lower_run adds with
+ * opt->gpu, those opt does not disable) on a copy of f, which was lowered without them
+ * (tvm.lower's IRModule built for cuda), in a; f does not change. NULL with d set when one
+ * fails. opt->dump sees each pass as in lower_run. */
+LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions *opt,
+                              Diag *d);
 
 /* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after
  * to check a name against and --help to list; NULL past the end. */

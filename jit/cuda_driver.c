@@ -123,11 +123,15 @@ const char *cuda_driver_error(void) { return cuda_device_count() ? NULL : why; }
 
 bool cuda_device_exists(int id) { return id >= 0 && id < cuda_device_count(); }
 
-bool cuda_compute_capability(int id, int *major, int *minor) {
+bool cuda_device_attribute(int id, int attr, int *value) {
   int dev;
   return cuda_device_exists(id) && get_device && get_attribute && get_device(&dev, id) == 0 &&
-         get_attribute(major, ATTR_CC_MAJOR, dev) == 0 &&
-         get_attribute(minor, ATTR_CC_MINOR, dev) == 0;
+         get_attribute(value, attr, dev) == 0;
+}
+
+bool cuda_compute_capability(int id, int *major, int *minor) {
+  return cuda_device_attribute(id, ATTR_CC_MAJOR, major) &&
+         cuda_device_attribute(id, ATTR_CC_MINOR, minor);
 }
 
 /* ---- errors ---- */

@@ -29,6 +29,18 @@ const char *cuda_driver_error(void);
 /* Whether CUDA device `id` exists. */
 bool cuda_device_exists(int id);
 
+/* CU_DEVICE_ATTRIBUTE_* numbers of cuda_device_attribute's queries (cuda.h's values). */
+enum {
+  CUDA_ATTR_MAX_THREADS_PER_BLOCK = 1,
+  CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+  CUDA_ATTR_WARP_SIZE = 10,
+  CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+/* Attribute attr (a CU_DEVICE_ATTRIBUTE_* number) of device `id` into *value; false when the
+ * device does not exist or the driver cannot say. */
+bool cuda_device_attribute(int id, int attr, int *value);
+
 /* Device `id`'s compute capability; false when it does not exist. */
 bool cuda_compute_capability(int id, int *major, int *minor);
 

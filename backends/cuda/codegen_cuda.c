@@ -1,10 +1,9 @@
-/* codegen_cuda.c: CUDA C of lowered IR (backends/cuda/codegen_cuda.h). The host part of the
- * body (sequences and attributes around the kernels) is walked to find the outermost
- * thread_extent attributes; each is a kernel, printed by the C printer (backends/c/c_printer.h)
- * with this file's dialect: thread variables as ((int)threadIdx.x), shared and local
- * allocations as arrays, tvm_storage_sync as __syncthreads(). What the dialect cannot say yet
- * (vectors, half, host loops around kernels, cross-thread reduction) is refused before any
- * text is printed, so a kernel is whole or not made. */
+/* codegen_cuda.c: CUDA C of lowered IR (backends/cuda/codegen_cuda.h). Each kernel of
+ * tir.SplitHostDevice (f->device) is printed by the C printer (backends/c/c_printer.h) with this
+ * file's dialect: thread variables as ((int)threadIdx.x), shared and local allocations as
+ * arrays, tvm_storage_sync as __syncthreads(). The host function (f->body) is printed as C with
+ * CUDA's launches. What the dialect cannot say yet (vectors, half, cross-thread reduction) is
+ * refused before any text is printed, so a kernel is whole or not made. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,34 +154,9 @@ static const CDialect cuda_dialect = {"cuda", "#pragma unroll", cuda_var, cuda_c
 
 /* ---- the kernels ---- */
 
-typedef struct Uses {
-  IrVisitor v;
-  const Var **bufs; /* data variables read or written */
-  int n;
-} Uses;
-
-static void add_use(Uses *u, const Var *data) {
-  for (int i = 0; i < u->n; i++)
-    if (u->bufs[i] == data) return;
-  u->bufs = xrealloc(u->bufs, (size_t)(u->n + 1) * sizeof *u->bufs);
-  u->bufs[u->n++] = data;
-}
-
-static void uses_expr(IrVisitor *v, const Expr *e) {
-  if (e->kind == EXPR_LOAD) add_use((Uses *)v, e->u.load.buf->data);
-  ir_visit_children_expr(v, e);
-}
-
-static void uses_stmt(IrVisitor *v, const Stmt *s) {
-  if (s->kind == STMT_STORE) add_use((Uses *)v, s->u.store.buf->data);
-  ir_visit_children_stmt(v, s);
-}
-
 typedef struct Threads {
   IrVisitor v;
   Kernel *k;
-  CudaKernel *out;
-  Diag *d;
 } Threads;
 
 static void threads_stmt(IrVisitor *v, const Stmt *s) {
@@ -190,40 +164,39 @@ static void threads_stmt(IrVisitor *v, const Stmt *s) {
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0 &&
       s->u.attr.nkind == ATTR_NODE_ITERVAR) {
     const IterVar *iv = s->u.attr.node;
-    const char *tag = iv->thread_tag;
     Kernel *k = t->k;
-    for (int i = 0; i < k->nthreads; i++)
-      if (strcmp(k->threads[i].tag, tag) == 0 &&
-          !ir_expr_equal(k->threads[i].extent, s->u.attr.value))
-        ir_error(t->d, "cannot build for cuda: %s is bound twice in one kernel with different "
-                       "extents", tag);
     k->threads = xrealloc(k->threads, (size_t)(k->nthreads + 1) * sizeof *k->threads);
-    k->threads[k->nthreads++] = (Thread){iv->var, tag, s->u.attr.value};
-    const Expr **slot = tag[0] == 'b' ? t->out->grid : t->out->block;
-    slot[tag[strlen(tag) - 1] - 'x'] = s->u.attr.value;
+    k->threads[k->nthreads++] = (Thread){iv->var, iv->thread_tag, s->u.attr.value};
   }
   ir_visit_children_stmt(v, s);
 }
 
-/* Prints kernel `body` (a thread_extent attribute) as kernels[idx] of m. */
-static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf *src, Diag *d) {
+/* The index of data variable v in f->params, or -1. */
+static int param_of(const LoweredFunc *f, const Var *v) {
+  for (int i = 0; i < f->nparams; i++)
+    if (f->params[i]->data == v) return i;
+  return -1;
+}
+
+static int alloc_of(const CudaModule *m, const Var *v) {
+  for (int i = 0; i < m->nallocs; i++)
+    if (m->allocs[i].var == v) return i;
+  return -1;
+}
+
+/* Prints device function dk as kernels[m->nkernels] of m. */
+static void kernel(const LoweredFunc *f, const DeviceFunc *dk, CudaModule *m, StrBuf *src,
+                   Diag *d) {
   Refuse r = {{refuse_expr, refuse_stmt}, d};
-  ir_visit_stmt(&r.v, body);
+  ir_visit_stmt(&r.v, dk->body);
   if (diag_failed(d)) return;
   m->kernels = xrealloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
-  CudaKernel *ck = &m->kernels[m->nkernels];
-  *ck = (CudaKernel){0};
-  StrBuf name = STRBUF_INIT;
-  sb_printf(&name, "%s_kernel%d", f->name, m->nkernels++);
-  ck->name = sb_take(&name, NULL);
+  CudaKernel *ck = &m->kernels[m->nkernels++];
+  *ck = (CudaKernel){.name = xstrdup(dk->name)};
+  for (int i = 0; i < 3; i++) ck->grid[i] = dk->grid[i], ck->block[i] = dk->block[i];
   Kernel k = {0};
-  Threads th = {{NULL, threads_stmt}, &k, ck, d};
-  ir_visit_stmt(&th.v, body);
-  Uses u = {{uses_expr, uses_stmt}, NULL, 0};
-  ir_visit_stmt(&u.v, body);
-  int nshape = ir_func_shape_vars(f, NULL, 0);
-  Var **shape = xmalloc((size_t)(nshape + 1) * sizeof *shape);
-  ir_func_shape_vars(f, shape, nshape);
+  Threads th = {{NULL, threads_stmt}, &k};
+  ir_visit_stmt(&th.v, dk->body);
 
   CPrinter p = cp_init(&cuda_dialect, &k, d);
   int64_t threads = 1, ext;
@@ -233,112 +206,131 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   sb_puts(&p.out, "extern \"C\" __global__ void ");
   if (known) sb_printf(&p.out, "__launch_bounds__(%lld) ", (long long)threads);
   sb_printf(&p.out, "%s(", ck->name);
-  ck->bufs = xmalloc((size_t)(f->nparams + 1) * sizeof *ck->bufs);
-  for (int i = 0; i < f->nparams; i++) {
-    bool used = false;
-    for (int j = 0; j < u.n && !used; j++) used = u.bufs[j] == f->params[i]->data;
-    if (!used) continue;
-    sb_printf(&p.out, "%s%s* __restrict__ %s", ck->nbufs ? ", " : "",
-              cp_c_type(f->params[i]->dtype), cp_name_of(&p, f->params[i]->data));
-    ck->bufs[ck->nbufs++] = i;
+  ck->bufs = xmalloc((size_t)(dk->nbufs + 1) * sizeof *ck->bufs);
+  ck->allocs = xmalloc((size_t)(dk->nbufs + 1) * sizeof *ck->allocs);
+  for (int i = 0; i < dk->nbufs; i++) {
+    int pi = param_of(f, dk->bufs[i]), ai = pi < 0 ? alloc_of(m, dk->bufs[i]) : -1;
+    if (pi < 0 && ai < 0) {
+      ir_error(d, "not supported yet: buffer '%s' of kernel %s is neither an argument nor "
+                  "allocated by the host on the cuda target",
+               dk->bufs[i]->name, dk->name);
+      break;
+    }
+    if (pi >= 0) ck->bufs[ck->nbufs++] = pi;
+    else ck->allocs[ck->nallocs++] = ai;
+    sb_printf(&p.out, "%s%s* __restrict__ %s", i ? ", " : "", cp_c_type(dk->buf_dtypes[i]),
+              cp_name_of(&p, dk->bufs[i]));
   }
-  ck->scalars = xmalloc((size_t)(nshape + 1) * sizeof *ck->scalars);
-  for (int i = 0; i < nshape; i++) {
-    if (!ir_stmt_uses_var(body, shape[i])) continue;
-    sb_printf(&p.out, "%s%s %s", ck->nbufs + ck->nscalars ? ", " : "", cp_c_type(shape[i]->dtype),
-              cp_name_of(&p, shape[i]));
-    ck->scalars[ck->nscalars++] = shape[i];
+  ck->scalars = xmalloc((size_t)(dk->nscalars + 1) * sizeof *ck->scalars);
+  for (int i = 0; i < dk->nscalars; i++) {
+    sb_printf(&p.out, "%s%s %s", dk->nbufs + i ? ", " : "", cp_c_type(dk->scalars[i]->dtype),
+              cp_name_of(&p, dk->scalars[i]));
+    ck->scalars[ck->nscalars++] = dk->scalars[i];
   }
   cp_put(&p, ") {\n");
   k.block_threads = known ? threads : 0;
   k.synced = f->thread_synced;
-  cp_block(&p, body);
+  if (!diag_failed(d)) cp_block(&p, dk->body);
   cp_put(&p, "}\n\n");
   sb_puts(src, sb_cstr(&p.out));
   sb_free(&p.out);
   cp_free(&p);
   free(k.threads);
-  free(u.bufs);
-  free(shape);
 }
 
-/* The first store under s, for the message of a stage left unbound. */
-static const Stmt *first_store(const Stmt *s) {
-  if (!s) return NULL;
+/* ---- the host function ---- */
+
+/* Records the host allocations of s in walk order (the order host_body's walk meets them). */
+static void host_allocs(const Stmt *s, CudaModule *m) {
+  if (!s) return;
   switch (s->kind) {
-  case STMT_STORE:
-    return s;
+  case STMT_ALLOCATE: {
+    m->allocs = xrealloc(m->allocs, (size_t)(m->nallocs + 1) * sizeof *m->allocs);
+    m->allocs[m->nallocs++] =
+        (CudaAlloc){s->u.alloc.buffer_var, s->u.alloc.dtype, s->u.alloc.ndim, s->u.alloc.extents};
+    return host_allocs(s->u.alloc.body, m);
+  }
   case STMT_FOR:
-    return first_store(s->u.for_.body);
-  case STMT_IF: {
-    const Stmt *t = first_store(s->u.if_.then);
-    return t ? t : first_store(s->u.if_.orelse);
-  }
+    return host_allocs(s->u.for_.body, m);
+  case STMT_IF:
+    host_allocs(s->u.if_.then, m);
+    return host_allocs(s->u.if_.orelse, m);
   case STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) {
-      const Stmt *t = first_store(s->u.seq.items[i]);
-      if (t) return t;
-    }
-    return NULL;
-  case STMT_ALLOCATE:
-    return first_store(s->u.alloc.body);
+    for (int i = 0; i < s->u.seq.n; i++) host_allocs(s->u.seq.items[i], m);
+    return;
   case STMT_ATTR:
-    return first_store(s->u.attr.body);
+    return host_allocs(s->u.attr.body, m);
   case STMT_LET:
-    return first_store(s->u.let.body);
+    return host_allocs(s->u.let.body, m);
   case STMT_ASSERT:
-    return first_store(s->u.assert_.body);
+    return host_allocs(s->u.assert_.body, m);
   default:
-    return NULL;
-  }
-}
-
-static bool is_kernel(const Stmt *s) {
-  return s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0;
-}
-
-/* The host part: sequences and attributes around kernels. */
-static void host(const LoweredFunc *f, const Stmt *s, CudaModule *m, StrBuf *src, Diag *d) {
-  if (!s || diag_failed(d)) return;
-  if (is_kernel(s)) return kernel(f, s, m, src, d);
-  if (s->kind == STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n; i++) host(f, s->u.seq.items[i], m, src, d);
     return;
   }
-  if (s->kind == STMT_ATTR) return host(f, s->u.attr.body, m, src, d);
-  const Stmt *st = first_store(s);
-  if (st)
-    ir_error(d, "cannot build for cuda: the store to %s is outside every thread binding (did "
-                "you forget to bind?)", st->u.store.buf->data->name);
-  else
-    ir_error(d, "not supported yet: %s statement around a kernel on the cuda target",
-             ir_stmt_kind_names[s->kind]);
 }
 
-static char *host_text(const LoweredFunc *f, const CudaModule *m) {
-  static const CDialect host_dialect = {"cuda", "", NULL, NULL, NULL};
-  Diag d = DIAG_INIT;
-  CPrinter p = cp_init(&host_dialect, NULL, &d);
+typedef struct Host {
+  const CudaModule *m;
+  const LoweredFunc *f;
+} Host;
+
+static const CudaKernel *launched(const CudaModule *m, const Stmt *s) {
+  if (s->kind != STMT_EVALUATE || s->u.eval.value->kind != EXPR_CALL) return NULL;
+  const Expr *c = s->u.eval.value;
+  if (strcmp(c->u.call.op, "tir.tvm_call_packed") != 0 || c->u.call.n < 1 ||
+      c->u.call.args[0]->kind != EXPR_STR)
+    return NULL;
+  for (int i = 0; i < m->nkernels; i++)
+    if (strcmp(m->kernels[i].name, c->u.call.args[0]->u.str) == 0) return &m->kernels[i];
+  return NULL;
+}
+
+static bool host_stmt(CPrinter *p, const Stmt *s) {
+  const Host *h = p->user;
+  if (s->kind == STMT_ALLOCATE) {
+    int i = alloc_of(h->m, s->u.alloc.buffer_var);
+    cp_line(p, "%s* %s; // device memory of ", cp_c_type(s->u.alloc.dtype),
+            cp_name_of(p, s->u.alloc.buffer_var));
+    for (int j = 0; j < s->u.alloc.ndim; j++) {
+      if (j) cp_put(p, " * ");
+      cp_expr(p, s->u.alloc.extents[j]);
+    }
+    sb_printf(&p->out, " elements (allocs[%d])\n", i);
+    cp_stmt(p, s->u.alloc.body);
+    return true;
+  }
+  const CudaKernel *k = launched(h->m, s);
+  if (!k) return false;
+  cp_line(p, "%s<<<", k->name);
+  for (int j = 0; j < 6; j++) {
+    const Expr *e = j < 3 ? k->grid[j] : k->block[j - 3];
+    cp_put(p, j == 0 ? "dim3(" : j == 3 ? "), dim3(" : ", ");
+    if (e) cp_expr(p, e);
+    else cp_put(p, "1");
+  }
+  cp_put(p, ")>>>(");
+  int n = 0;
+  for (int j = 0; j < k->nbufs; j++)
+    sb_printf(&p->out, "%s%s", n++ ? ", " : "", cp_name_of(p, h->f->params[k->bufs[j]]->data));
+  for (int j = 0; j < k->nallocs; j++)
+    sb_printf(&p->out, "%s%s", n++ ? ", " : "", cp_name_of(p, h->m->allocs[k->allocs[j]].var));
+  for (int j = 0; j < k->nscalars; j++)
+    sb_printf(&p->out, "%s%s", n++ ? ", " : "", cp_name_of(p, k->scalars[j]));
+  cp_put(p, ");\n");
+  return true;
+}
+
+static char *host_text(const LoweredFunc *f, const CudaModule *m, Diag *d) {
+  static const CDialect host_dialect = {"cuda", "", NULL, NULL, host_stmt};
+  Host h = {m, f};
+  CPrinter p = cp_init(&host_dialect, &h, d);
   sb_printf(&p.out, "// host function %s: %d kernel launch%s\n", f->name, m->nkernels,
             m->nkernels == 1 ? "" : "es");
-  for (int i = 0; i < m->nkernels; i++) {
-    const CudaKernel *k = &m->kernels[i];
-    sb_printf(&p.out, "%s<<<", k->name);
-    for (int j = 0; j < 6; j++) {
-      const Expr *e = j < 3 ? k->grid[j] : k->block[j - 3];
-      cp_put(&p, j == 0 ? "dim3(" : j == 3 ? "), dim3(" : ", ");
-      if (e)
-        cp_expr(&p, e);
-      else
-        cp_put(&p, "1");
-    }
-    cp_put(&p, ")>>>(");
-    for (int j = 0; j < k->nbufs; j++)
-      sb_printf(&p.out, "%s%s", j ? ", " : "", cp_name_of(&p, f->params[k->bufs[j]]->data));
-    for (int j = 0; j < k->nscalars; j++)
-      sb_printf(&p.out, "%s%s", k->nbufs + j ? ", " : "", cp_name_of(&p, k->scalars[j]));
-    cp_put(&p, ");\n");
-  }
+  /* the parameters and shape variables first, so that a host variable named like one is
+   * renamed, as in the kernels */
+  for (int i = 0; i < f->nparams; i++) cp_name_of(&p, f->params[i]->data);
+  p.indent = 0;
+  cp_stmt(&p, f->body);
   cp_free(&p);
   return sb_take(&p.out, NULL);
 }
@@ -348,13 +340,12 @@ CudaModule *cg_cuda_build(const LoweredFunc *f, Diag *d) {
   StrBuf src = STRBUF_INIT;
   sb_puts(&src, prelude);
   cp_helpers(&src, "__device__ inline");
-  host(f, f->body, m, &src, d);
-  if (!diag_failed(d) && m->nkernels == 0)
-    ir_error(d, "cannot build for cuda: %s binds no loop to a GPU thread (did you forget to "
-                "bind?)", f->name);
+  host_allocs(f->body, m);
+  m->host_body = f->body;
+  for (int i = 0; i < f->ndevice && !diag_failed(d); i++) kernel(f, &f->device[i], m, &src, d);
   m->source = sb_take(&src, NULL);
+  if (!diag_failed(d)) m->host = host_text(f, m, d);
   if (diag_failed(d)) return cg_cuda_free(m), NULL;
-  m->host = host_text(f, m);
   return m;
 }
 
@@ -363,9 +354,11 @@ void cg_cuda_free(CudaModule *m) {
   for (int i = 0; i < m->nkernels; i++) {
     free(m->kernels[i].name);
     free(m->kernels[i].bufs);
+    free(m->kernels[i].allocs);
     free(m->kernels[i].scalars);
   }
   free(m->kernels);
+  free(m->allocs);
   free(m->source);
   free(m->host);
   free(m);

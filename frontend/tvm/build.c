@@ -16,7 +16,6 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
-#include "jit/cuda_driver.h"
 #include "jit/nvrtc.h"
 
 const TesLlvm *bi_llvm;
@@ -201,27 +200,21 @@ fail:
   return bi_raise_diag(I, EXC_BuildError, &d);
 }
 
-/* "sm_XX" of "cuda -arch=sm_XX", else the first device's, else sm_80 (SPEC §9). */
-static void cuda_arch(const char *target, char *out, size_t size) {
-  const char *a = strstr(target, "-arch=");
-  int major, minor;
-  if (a) {
-    a += 6;
-    snprintf(out, size, "%.*s", (int)strcspn(a, " "), a);
-  } else if (cuda_compute_capability(0, &major, &minor)) {
-    snprintf(out, size, "sm_%d%d", major, minor);
-  } else {
-    snprintf(out, size, "sm_80");
-  }
-}
-
-/* The cuda target: CUDA C of the kernels, compiled by NVRTC now so its errors are the call's.
+/* The cuda target: the GPU verifier, then CUDA C of the kernels, compiled by NVRTC now so its
+ * errors are the call's.
  * Takes over the reference l. */
 static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
+  /* an IRModule of tvm.lower has not been through the GPU passes (no kernel split out) */
+  const LoweredFunc *f = l->f->ndevice || l->f->thread_synced
+                             ? l->f
+                             : bi_pass_gpu_passes(I, &l->arena, l->f);
+  if (!f) return bi_sched_lowered_release(l), NULL;
   Diag d = DIAG_INIT;
-  CudaModule *cm = cg_cuda_build(l->f, &d);
+  CudaLimits lim;
+  bi_target_cuda_limits(target, &lim);
+  CudaModule *cm = cuda_verify(f, &lim, &d) ? cg_cuda_build(f, &d) : NULL;
   char arch[32];
-  cuda_arch(target, arch, sizeof arch);
+  bi_target_cuda_arch(target, arch, sizeof arch);
   char *ptx = cm ? nvrtc_compile(cm->source, arch, &d) : NULL;
   if (!ptx) {
     cg_cuda_free(cm);
@@ -229,6 +222,7 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
     return bi_raise_diag(I, EXC_BuildError, &d);
   }
   Built *m = new_built(l, target);
+  m->f = f;
   m->cuda = true;
   m->c_source = cm->host;
   m->cuda_source = cm->source;

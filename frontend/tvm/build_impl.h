@@ -4,6 +4,7 @@
 #ifndef TES_TVM_BUILD_IMPL_H
 #define TES_TVM_BUILD_IMPL_H
 
+#include "backends/cuda/verify_gpu.h"
 #include "backends/llvm/codegen_llvm.h"
 #include "frontend/tvm/build.h"
 #include "frontend/tvm/sched.h"
@@ -109,5 +110,11 @@ const char *bi_target_text(Interp *I, Value *v, const char *fn);
 bool bi_target_kind_is(const char *text, const char *kind);
 extern const char *const bi_target_known_kinds[];
 extern const size_t bi_target_n_known_kinds;
+/* target.c: a cuda target's architecture, "sm_XX": its -arch option, else the first device's,
+ * else sm_80 (SPEC §9); and the limits its kernels are verified against (verify_gpu.h): the
+ * target's -max_num_threads and -max_shared_memory_per_block options, else the first
+ * device's, else 1024 threads and 48 KiB. */
+void bi_target_cuda_arch(const char *text, char *out, size_t size);
+void bi_target_cuda_limits(const char *text, CudaLimits *lim);
 
 #endif

@@ -421,6 +421,24 @@ LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tens
   return f;
 }
 
+LoweredFunc *bi_pass_gpu_passes(Interp *I, Arena *a, const LoweredFunc *f) {
+  const BiLowerHooks *h = bi_pass_hooks(I);
+  const PassConfig *c = current_config(I);
+  LowerOptions opt = {.gpu = true,
+                      .noptions = c->noptions,
+                      .options = c->options,
+                      .ndisabled = c->ndisabled,
+                      .disabled = c->disabled,
+                      .warn = print_warning,
+                      .warn_user = I,
+                      .dump = h->dump,
+                      .dump_user = h->dump_user};
+  Diag d = DIAG_INIT;
+  LoweredFunc *g = lower_gpu_passes(a, f, &opt, &d);
+  if (!g) return bi_raise_diag(I, EXC_LowerError, &d), NULL;
+  return g;
+}
+
 void bi_pass_schedule_changed(Interp *I, Schedule *s, Stage *st, const char *what) {
   const BiLowerHooks *h = bi_pass_hooks(I);
   if (h->changed) h->changed(h->changed_user, I, s, st, what);

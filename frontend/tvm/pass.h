@@ -41,6 +41,11 @@ LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor *
 LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                                const char *name, bool hooks, bool gpu);
 
+/* lower_gpu_passes (ir/lower.h) on f, lowered by tvm.lower without them, for tvm.build of an
+ * IRModule for a GPU target: under the same config, disabled passes and --dump-after. NULL
+ * with LowerError raised. */
+LoweredFunc *bi_pass_gpu_passes(Interp *I, Arena *a, const LoweredFunc *f);
+
 /* The schedule bindings call this after every primitive that succeeded. */
 void bi_pass_schedule_changed(Interp *I, Schedule *s, Stage *st, const char *what);
 

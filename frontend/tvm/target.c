@@ -7,6 +7,7 @@
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/te_impl.h"
+#include "jit/cuda_driver.h"
 
 typedef struct Target {
   char *text; /* as given: "llvm -mcpu=skylake-avx512" */
@@ -79,10 +80,10 @@ static Value *target_kind(Interp *I, Value *self) {
   return val_obj_new(&kind_class, xstrndup(text, kind_len(text)));
 }
 
+static bool is_gpu(const char *text);
+
 static Value *target_keys(Interp *I, Value *self) {
-  const char *text = target_text(self);
-  bool gpu = bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") ||
-             bi_target_kind_is(text, "rocm");
+  bool gpu = is_gpu(target_text(self));
   Value *t = val_tuple_new(gpu ? 2 : 1);
   val_seq_set_take(t, 0, val_cstr(gpu ? "cuda" : "cpu"));
   if (gpu) val_seq_set_take(t, 1, val_cstr("gpu"));
@@ -100,7 +101,75 @@ static Value *target_option_value(Value *self, const char *name, const char *mis
 }
 
 static Value *target_mcpu(Interp *I, Value *self) { return target_option_value(self, "mcpu", ""); }
-static Value *target_arch(Interp *I, Value *self) { return target_option_value(self, "arch", ""); }
+
+void bi_target_cuda_arch(const char *text, char *out, size_t size) {
+  char *a = target_option(text, "arch");
+  int major, minor;
+  if (a) snprintf(out, size, "%s", a);
+  else if (cuda_compute_capability(0, &major, &minor)) snprintf(out, size, "sm_%d%d", major, minor);
+  else snprintf(out, size, "sm_80");
+  free(a);
+}
+
+/* The target's -name=N option, else device attribute attr (when attr > 0 and there is a
+ * device), else dflt; *from says which. */
+static int64_t cuda_limit(const char *text, const char *name, int attr, int64_t dflt,
+                          const char **from) {
+  char *v = target_option(text, name), *end = NULL;
+  long long n = v ? strtoll(v, &end, 10) : 0;
+  bool given = v && end != v && *end == 0 && n > 0;
+  free(v);
+  int dev;
+  if (given) return *from = "the target's option", n;
+  if (attr > 0 && cuda_device_attribute(0, attr, &dev) && dev > 0)
+    return *from = "the device", dev;
+  return *from = "the cuda target's default", dflt;
+}
+
+void bi_target_cuda_limits(const char *text, CudaLimits *lim) {
+  /* Kernels declare shared memory statically (__shared__ arrays), for which CUDA's limit is the
+   * device's 48 KiB whatever its opt-in maximum (that one is for dynamic shared memory). */
+  lim->max_threads = cuda_limit(text, "max_num_threads", CUDA_ATTR_MAX_THREADS_PER_BLOCK, 1024,
+                                &lim->max_threads_from);
+  lim->max_shared =
+      cuda_limit(text, "max_shared_memory_per_block", CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
+                 48 * 1024, &lim->max_shared_from);
+  lim->max_local = CUDA_MAX_LOCAL_BYTES;
+}
+
+static bool is_gpu(const char *text) {
+  return bi_target_kind_is(text, "cuda") || bi_target_kind_is(text, "nvptx") ||
+         bi_target_kind_is(text, "rocm");
+}
+
+/* The -arch option; of a cuda target without one, the architecture NVRTC compiles for. */
+static Value *target_arch(Interp *I, Value *self) {
+  if (!bi_target_kind_is(target_text(self), "cuda")) return target_option_value(self, "arch", "");
+  char arch[32];
+  bi_target_cuda_arch(target_text(self), arch, sizeof arch);
+  return val_cstr(arch);
+}
+
+/* A GPU target's limit; AttributeError for other kinds, which have none (as in TVM). */
+static Value *gpu_limit(Interp *I, Value *self, const char *name, int attr, int64_t dflt) {
+  const char *text = target_text(self);
+  if (!is_gpu(text))
+    return interp_raise(I, EXC_AttributeError, "target '%s' has no attribute '%s' (only GPU "
+                        "targets do)", text, name);
+  const char *from;
+  return val_int(cuda_limit(text, name, attr, dflt, &from));
+}
+
+static Value *target_max_num_threads(Interp *I, Value *self) {
+  return gpu_limit(I, self, "max_num_threads", CUDA_ATTR_MAX_THREADS_PER_BLOCK, 1024);
+}
+static Value *target_thread_warp_size(Interp *I, Value *self) {
+  return gpu_limit(I, self, "thread_warp_size", CUDA_ATTR_WARP_SIZE, 32);
+}
+static Value *target_max_shared(Interp *I, Value *self) {
+  return gpu_limit(I, self, "max_shared_memory_per_block", CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
+                   48 * 1024);
+}
 static Value *target_model(Interp *I, Value *self) {
   return target_option_value(self, "model", "unknown");
 }
@@ -110,7 +179,14 @@ static const Property target_props[] = {
     {"keys", target_keys, "the target's families, a tuple: ('cpu',) or ('cuda', 'gpu')"},
     {"attrs", target_attrs_prop, "the -key=value options, a dict (a bare -key is True)"},
     {"mcpu", target_mcpu, "the -mcpu option, or ''"},
-    {"arch", target_arch, "the -arch option, or ''"},
+    {"arch", target_arch,
+     "the -arch option, or ''; of cuda, else the device's 'sm_XX', else 'sm_80' (NVRTC's)"},
+    {"max_num_threads", target_max_num_threads,
+     "a GPU target's threads a block: -max_num_threads, else the device's, else 1024"},
+    {"thread_warp_size", target_thread_warp_size,
+     "a GPU target's warp size: -thread_warp_size, else the device's, else 32"},
+    {"max_shared_memory_per_block", target_max_shared,
+     "a GPU target's shared memory a block in bytes: the option, else the device's, else 49152"},
     {"model", target_model, "the -model option, or 'unknown'"},
     {0},
 };

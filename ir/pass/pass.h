@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/diag.h"
+#include "ir/func.h"
 #include "ir/tensor.h"
 
 /* One setting of a pass, as PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}})
@@ -38,6 +39,11 @@ typedef struct PassCtx {
   /* Where a pass's warnings about the program go; NULL: stderr, "tes: warning: MSG". */
   void (*warn)(void *user, const char *msg);
   void *warn_user;
+  /* tir.SplitHostDevice: the function's name (kernels are NAME_kernelK) and the kernels it
+   * took out of the body, in the arena. */
+  const char *func_name;
+  int ndevice;
+  DeviceFunc *device;
 } PassCtx;
 
 /* A pass's option, or dflt when the config does not set it. */
@@ -71,5 +77,7 @@ Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
 Stmt *pass_hoist_if_then_else(Stmt *s, PassCtx *ctx);
 /* tir.ThreadSync (thread_sync.c), GPU targets only */
 Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx);
+/* tir.SplitHostDevice (split_host_device.c), GPU targets only */
+Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx);
 
 #endif

@@ -313,7 +313,9 @@ typedef struct Steps {
   const Stmt *body[MAX_STEPS];
 } Steps;
 
-static void record_step(void *user, const char *pass, const Stmt *body, bool changed) {
+static void record_step(void *user, const char *pass, const Stmt *body, bool changed,
+                  int ndevice, const DeviceFunc *device) {
+  (void)ndevice, (void)device;
   Steps *st = user;
   if (st->n == MAX_STEPS) return;
   st->pass[st->n] = pass;

@@ -87,7 +87,7 @@ int cuDeviceGet(int *dev, int ordinal) {
 /* Plausible limits of a recent GPU, by CUdevice_attribute number. */
 static int attribute(int attr, int dev) {
   switch (attr) {
-  case 1: return 1024;               /* MAX_THREADS_PER_BLOCK */
+  case 1: return dev == 100 ? 1024 : 512; /* MAX_THREADS_PER_BLOCK */
   case 2: case 3: return 1024;       /* MAX_BLOCK_DIM_X, Y */
   case 4: return 64;                 /* MAX_BLOCK_DIM_Z */
   case 5: return 2147483647;         /* MAX_GRID_DIM_X */

@@ -21,6 +21,9 @@ typedef struct Probe {
   bool exists[4]; /* devices -1, 0, 1, 2 */
   bool cc_ok[3];  /* devices 0, 1, 2 */
   int major[3], minor[3];
+  bool threads_ok[3]; /* cuda_device_attribute(i, CUDA_ATTR_MAX_THREADS_PER_BLOCK) */
+  int threads[3];
+  bool warp_ok; /* device 0's warp size, an attribute the stand-in does not know */
   char error[256]; /* cuda_driver_error(), "(null)" when NULL */
 } Probe;
 
@@ -29,6 +32,10 @@ static void probe_here(const char *driver, Probe *p) {
   p->count_again = cuda_device_count();
   for (int i = 0; i < 4; i++) p->exists[i] = cuda_device_exists(i - 1);
   for (int i = 0; i < 3; i++) p->cc_ok[i] = cuda_compute_capability(i, &p->major[i], &p->minor[i]);
+  for (int i = 0; i < 3; i++)
+    p->threads_ok[i] = cuda_device_attribute(i, CUDA_ATTR_MAX_THREADS_PER_BLOCK, &p->threads[i]);
+  int warp;
+  p->warp_ok = cuda_device_attribute(0, CUDA_ATTR_WARP_SIZE, &warp);
   const char *e = cuda_driver_error();
   snprintf(p->error, sizeof p->error, "%s", e ? e : "(null)");
   /* the stand-in is loaded already: this finds it, and its count of cuInit calls */
@@ -84,6 +91,8 @@ static void test_cuda_driver_fake(const char *fake) {
   CHECK(p.cc_ok[0] && p.major[0] == 8 && p.minor[0] == 6);
   CHECK(p.cc_ok[1] && p.major[1] == 7 && p.minor[1] == 0);
   CHECK(!p.cc_ok[2]);
+  CHECK(p.threads_ok[0] && p.threads[0] == 1024 && p.threads_ok[1] && p.threads[1] == 512);
+  CHECK(!p.threads_ok[2] && !p.warp_ok);
   CHECK(strcmp(p.error, "(null)") == 0);
 
   const char *one[] = {"FAKE_CUDA_DEVICES=1", NULL};
@@ -114,7 +123,7 @@ static void test_cuda_driver_no_attribute(const char *fake) {
   Probe p;
   CHECK(probe(fake, NULL, &p));
   CHECK(p.count == 2 && p.exists[1] && p.exists[2]);
-  CHECK(!p.cc_ok[0] && !p.cc_ok[1]);
+  CHECK(!p.cc_ok[0] && !p.cc_ok[1] && !p.threads_ok[0]);
   CHECK(strcmp(p.error, "(null)") == 0);
 }
 
@@ -317,6 +326,8 @@ static void test_cuda_driver_real(void) {
     CHECK(cuda_device_exists(i));
     CHECK(cuda_compute_capability(i, &major, &minor));
     CHECK(major >= 3 && major < 100 && minor >= 0 && minor < 10);
+    int threads = 0;
+    CHECK(cuda_device_attribute(i, CUDA_ATTR_MAX_THREADS_PER_BLOCK, &threads) && threads >= 512);
   }
   printf("%d CUDA device(s), device 0 of compute capability %d.%d\n", n, major, minor);
 }

@@ -30,7 +30,7 @@ static JitLib *load_fill(float value, const char *callee, Diag *err) {
   Expr *v = F(value);
   if (callee) v = ir_call(&A, DT_F32, callee, CALL_EXTERN, 1, &v);
   Stmt *body = ir_for(&A, i, I(0), I(16), FOR_SERIAL, NULL, ir_store(&A, a, v, V(i), NULL));
-  LoweredFunc f = {"fill", 1, &a, NULL, body, false};
+  LoweredFunc f = {"fill", 1, &a, NULL, body, false, 0, NULL};
   CgLlvmCode *code = cg_llvm_build(&f, NULL, err);
   if (!code) return NULL;
   void *obj;

@@ -76,7 +76,9 @@ static void test_storage_prims_double_buffer_errors(void) {
 
 static StrBuf ops_text, flat_text;
 
-static void capture(void *user, const char *pass, const Stmt *body, bool changed) {
+static void capture(void *user, const char *pass, const Stmt *body, bool changed,
+                  int ndevice, const DeviceFunc *device) {
+  (void)ndevice, (void)device;
   (void)user, (void)changed;
   StrBuf *b = strcmp(pass, "schedule_ops") == 0         ? &ops_text
               : strcmp(pass, "tir.StorageFlatten") == 0 ? &flat_text
