@@ -112,7 +112,7 @@ static void kernel_stmt(IrVisitor *v, const Stmt *s) {
   ir_visit_children_stmt(v, s);
 }
 
-static bool check_kernel(const DeviceFunc *k, const CudaLimits *lim, Diag *d) {
+static bool check_kernel(const DeviceFunc *k, const GpuLimits *lim, Diag *d) {
   KernelCheck kc = {{NULL, kernel_stmt}, k, d, {{0}}, 0, 0, 0, STRBUF_INIT, NULL};
   ir_visit_stmt(&kc.v, k->body);
   const char *what = kc.stored ? kc.stored : "nothing";
@@ -150,7 +150,7 @@ static bool check_kernel(const DeviceFunc *k, const CudaLimits *lim, Diag *d) {
   return !diag_failed(d);
 }
 
-bool cuda_verify(const LoweredFunc *f, const CudaLimits *lim, Diag *d) {
+bool cuda_verify(const LoweredFunc *f, const GpuLimits *lim, Diag *d) {
   HostCheck h = {{host_expr, host_stmt}, d};
   ir_visit_stmt(&h.v, f->body);
   if (diag_failed(d)) return false;

@@ -11,13 +11,13 @@
 
 /* A device's limits and where each comes from, for the messages ("the device's", "the
  * target's max_num_threads"). */
-typedef struct CudaLimits {
+typedef struct GpuLimits {
   int64_t max_threads; /* threads a block */
   const char *max_threads_from;
   int64_t max_shared; /* bytes of shared memory a block */
   const char *max_shared_from;
   int64_t max_local; /* bytes of local memory a thread */
-} CudaLimits;
+} GpuLimits;
 
 /* CUDA's limit of local memory a thread (512 KiB on every architecture since sm_20). */
 enum { CUDA_MAX_LOCAL_BYTES = 512 * 1024 };
@@ -30,6 +30,6 @@ enum { CUDA_MAX_LOCAL_BYTES = 512 * 1024 };
  * - a kernel with more threads a block than lim->max_threads, more shared memory (in constant
  *   allocations) than lim->max_shared, more local memory a thread than lim->max_local;
  * - a thread tag bound twice in one kernel with different extents. */
-bool cuda_verify(const LoweredFunc *f, const CudaLimits *lim, Diag *d);
+bool cuda_verify(const LoweredFunc *f, const GpuLimits *lim, Diag *d);
 
 #endif

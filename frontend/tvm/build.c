@@ -210,7 +210,7 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
                              : bi_pass_gpu_passes(I, &l->arena, l->f);
   if (!f) return bi_sched_lowered_release(l), NULL;
   Diag d = DIAG_INIT;
-  CudaLimits lim;
+  GpuLimits lim;
   bi_target_cuda_limits(target, &lim);
   CudaModule *cm = cuda_verify(f, &lim, &d) ? cg_cuda_build(f, &d) : NULL;
   char arch[32];

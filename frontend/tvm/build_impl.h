@@ -115,6 +115,6 @@ extern const size_t bi_target_n_known_kinds;
  * target's -max_num_threads and -max_shared_memory_per_block options, else the first
  * device's, else 1024 threads and 48 KiB. */
 void bi_target_cuda_arch(const char *text, char *out, size_t size);
-void bi_target_cuda_limits(const char *text, CudaLimits *lim);
+void bi_target_cuda_limits(const char *text, GpuLimits *lim);
 
 #endif

@@ -126,7 +126,7 @@ static int64_t cuda_limit(const char *text, const char *name, int attr, int64_t 
   return *from = "the cuda target's default", dflt;
 }
 
-void bi_target_cuda_limits(const char *text, CudaLimits *lim) {
+void bi_target_cuda_limits(const char *text, GpuLimits *lim) {
   /* Kernels declare shared memory statically (__shared__ arrays), for which CUDA's limit is the
    * device's 48 KiB whatever its opt-in maximum (that one is for dynamic shared memory). */
   lim->max_threads = cuda_limit(text, "max_num_threads", CUDA_ATTR_MAX_THREADS_PER_BLOCK, 1024,

@@ -7,7 +7,7 @@
 
 static Var *bx, *tx, *ty;
 static Buffer *pa, *pb, *sh;
-static const CudaLimits lim = {1024, "the test", 48 * 1024, "the test", CUDA_MAX_LOCAL_BYTES};
+static const GpuLimits lim = {1024, "the test", 48 * 1024, "the test", CUDA_MAX_LOCAL_BYTES};
 
 static Buffer *buffer(const char *name, const char *scope) {
   Buffer *b = arena_alloc(&A, sizeof *b);
