@@ -2,14 +2,17 @@
  * body (sequences and attributes around the kernels) is walked to find the outermost
  * thread_extent attributes; each is a kernel, printed by the C printer (backends/c/c_printer.h)
  * with this file's dialect: thread variables as ((int)threadIdx.x), shared and local
- * allocations as arrays, tvm_storage_sync as __syncthreads(). What the dialect cannot say yet
- * (vectors, half, host loops around kernels, cross-thread reduction) is refused before any
- * text is printed, so a kernel is whole or not made. */
+ * allocations as arrays, tvm_storage_sync as __syncthreads(), vector statements lane by lane
+ * with float4-style loads and stores (cuda_vector.c), float16 as cuda_fp16.h's half and the
+ * math functions in CUDA's spelling (cuda_math.c). What the dialect cannot say yet (host loops
+ * around kernels, cross-thread reduction) is refused before any text is printed, so a kernel
+ * is whole or not made. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/c/c_printer.h"
 #include "backends/cuda/codegen_cuda.h"
+#include "backends/cuda/cuda_dialect.h"
 
 /* A thread variable of the kernel being printed and the tag it prints as. */
 typedef struct Thread {
@@ -23,6 +26,8 @@ typedef struct Kernel {
   int nthreads;
   int64_t block_threads; /* threads a block; 0: not a constant */
   bool synced;           /* tir.ThreadSync ran on it: shared memory has its barriers */
+  bool fast_math;        /* "cuda -fast-math": __expf and the other fast intrinsics */
+  CudaVec vec;
 } Kernel;
 
 /* NVRTC compiles without the C library's headers: the fixed-width types and the two macros
@@ -45,15 +50,13 @@ static bool refuse_type(Refuse *r, DType t, const char *what) {
   if (t.lanes > 1)
     return ir_error(r->d, "not supported yet: vector %s (%d lanes) on the cuda target", what,
                     t.lanes);
-  if (t.code == DT_FLOAT && t.bits == 16)
-    return ir_error(r->d, "not supported yet: float16 %s on the cuda target", what);
   return true;
 }
 
 static void refuse_expr(IrVisitor *v, const Expr *e) {
   Refuse *r = (Refuse *)v;
   if (diag_failed(r->d)) return;
-  if (!refuse_type(r, e->dtype, "expression")) return;
+  if (e->kind == EXPR_LOAD && !refuse_type(r, e->u.load.buf->dtype, "buffer")) return;
   if (e->kind == EXPR_CALL && strstr(e->u.call.op, "tvm_thread_allreduce"))
     return (void)ir_error(r->d, "not supported yet: cross-thread reduction "
                                 "(tvm_thread_allreduce) on the cuda target");
@@ -64,6 +67,8 @@ static void refuse_stmt(IrVisitor *v, const Stmt *s) {
   Refuse *r = (Refuse *)v;
   if (diag_failed(r->d)) return;
   if (s->kind == STMT_ALLOCATE && !refuse_type(r, s->u.alloc.dtype, "allocation")) return;
+  if (s->kind == STMT_STORE && !refuse_type(r, s->u.store.buf->dtype, "buffer")) return;
+  if (s->kind == STMT_EVALUATE && !refuse_type(r, s->u.eval.value->dtype, "call")) return;
   if (s->kind == STMT_FOR && s->u.for_.fkind == FOR_PARALLEL)
     return (void)ir_error(r->d, "not supported yet: parallel loop '%s' in a kernel on the cuda "
                                 "target", s->u.for_.var->name);
@@ -100,12 +105,6 @@ static bool cuda_call(CPrinter *p, const Expr *e) {
     cp_put(p, "__syncthreads()");
     return true;
   }
-  if (strcmp(fn, "popcount") == 0 && e->u.call.n == 1) {
-    cp_put(p, "__popcll(");
-    cp_expr(p, e->u.call.args[0]);
-    cp_put(p, ")");
-    return true;
-  }
   return false;
 }
 
@@ -123,7 +122,7 @@ static bool cuda_allocate(CPrinter *p, const Stmt *s) {
   const char *qual = strcmp(scope, "shared") == 0 ? "__shared__ "
                      : strcmp(scope, "local") == 0 ? ""
                                                     : NULL;
-  const Kernel *k = p->user;
+  Kernel *k = p->user;
   /* Without tir.ThreadSync, threads reading what others wrote to shared memory would race. */
   if (qual && *qual && k->block_threads != 1 && !k->synced)
     return ir_error(p->diag, "not supported yet: shared memory '%s' used by several threads of "
@@ -136,13 +135,16 @@ static bool cuda_allocate(CPrinter *p, const Stmt *s) {
                              "on the cuda target",
                     s->u.alloc.buffer_var->name, scope),
            true;
-  cp_line(p, "%s%s %s[%lld];\n", qual, cp_c_type(s->u.alloc.dtype),
+  cp_line(p, "%s%s%s %s[%lld];\n", qual, cuda_vec_align(&k->vec, s), cp_type(p, s->u.alloc.dtype),
           cp_name_of(p, s->u.alloc.buffer_var), (long long)n);
   cp_stmt(p, s->u.alloc.body);
   return true;
 }
 
 static bool cuda_stmt(CPrinter *p, const Stmt *s) {
+  Kernel *k = p->user;
+  if (s->kind == STMT_LET) cuda_vec_note_let(&k->vec, s);
+  if (cuda_vec_stmt(p, &k->vec, s)) return true;
   if (s->kind == STMT_ALLOCATE) return cuda_allocate(p, s);
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0) {
     cp_stmt(p, s->u.attr.body);
@@ -151,7 +153,13 @@ static bool cuda_stmt(CPrinter *p, const Stmt *s) {
   return false;
 }
 
-static const CDialect cuda_dialect = {"cuda", "#pragma unroll", cuda_var, cuda_call, cuda_stmt};
+static bool cuda_expr(CPrinter *p, const Expr *e, bool lane) {
+  Kernel *k = p->user;
+  return cuda_vec_expr(p, &k->vec, e, lane) || cuda_math(p, e, lane, k->fast_math);
+}
+
+static const CDialect cuda_dialect = {"cuda",    "#pragma unroll", cuda_var, cuda_call,
+                                      cuda_stmt, cuda_expr,        "half"};
 
 /* ---- the kernels ---- */
 
@@ -206,7 +214,8 @@ static void threads_stmt(IrVisitor *v, const Stmt *s) {
 }
 
 /* Prints kernel `body` (a thread_extent attribute) as kernels[idx] of m. */
-static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf *src, Diag *d) {
+static void kernel(const LoweredFunc *f, const Stmt *body, const CudaOptions *opt, CudaModule *m,
+                   StrBuf *src, Diag *d) {
   Refuse r = {{refuse_expr, refuse_stmt}, d};
   ir_visit_stmt(&r.v, body);
   if (diag_failed(d)) return;
@@ -216,7 +225,8 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   StrBuf name = STRBUF_INIT;
   sb_printf(&name, "%s_kernel%d", f->name, m->nkernels++);
   ck->name = sb_take(&name, NULL);
-  Kernel k = {0};
+  Kernel k = {.fast_math = opt->fast_math};
+  cuda_vec_init(&k.vec, f);
   Threads th = {{NULL, threads_stmt}, &k, ck, d};
   ir_visit_stmt(&th.v, body);
   Uses u = {{uses_expr, uses_stmt}, NULL, 0};
@@ -239,7 +249,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
     for (int j = 0; j < u.n && !used; j++) used = u.bufs[j] == f->params[i]->data;
     if (!used) continue;
     sb_printf(&p.out, "%s%s* __restrict__ %s", ck->nbufs ? ", " : "",
-              cp_c_type(f->params[i]->dtype), cp_name_of(&p, f->params[i]->data));
+              cp_type(&p, f->params[i]->dtype), cp_name_of(&p, f->params[i]->data));
     ck->bufs[ck->nbufs++] = i;
   }
   ck->scalars = xmalloc((size_t)(nshape + 1) * sizeof *ck->scalars);
@@ -258,6 +268,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, CudaModule *m, StrBuf
   sb_free(&p.out);
   cp_free(&p);
   free(k.threads);
+  cuda_vec_free(&k.vec);
   free(u.bufs);
   free(shape);
 }
@@ -298,14 +309,15 @@ static bool is_kernel(const Stmt *s) {
 }
 
 /* The host part: sequences and attributes around kernels. */
-static void host(const LoweredFunc *f, const Stmt *s, CudaModule *m, StrBuf *src, Diag *d) {
+static void host(const LoweredFunc *f, const Stmt *s, const CudaOptions *opt, CudaModule *m,
+                 StrBuf *src, Diag *d) {
   if (!s || diag_failed(d)) return;
-  if (is_kernel(s)) return kernel(f, s, m, src, d);
+  if (is_kernel(s)) return kernel(f, s, opt, m, src, d);
   if (s->kind == STMT_SEQ) {
-    for (int i = 0; i < s->u.seq.n; i++) host(f, s->u.seq.items[i], m, src, d);
+    for (int i = 0; i < s->u.seq.n; i++) host(f, s->u.seq.items[i], opt, m, src, d);
     return;
   }
-  if (s->kind == STMT_ATTR) return host(f, s->u.attr.body, m, src, d);
+  if (s->kind == STMT_ATTR) return host(f, s->u.attr.body, opt, m, src, d);
   const Stmt *st = first_store(s);
   if (st)
     ir_error(d, "cannot build for cuda: the store to %s is outside every thread binding (did "
@@ -316,7 +328,7 @@ static void host(const LoweredFunc *f, const Stmt *s, CudaModule *m, StrBuf *src
 }
 
 static char *host_text(const LoweredFunc *f, const CudaModule *m) {
-  static const CDialect host_dialect = {"cuda", "", NULL, NULL, NULL};
+  static const CDialect host_dialect = {"cuda", "", NULL, NULL, NULL, NULL, NULL};
   Diag d = DIAG_INIT;
   CPrinter p = cp_init(&host_dialect, NULL, &d);
   sb_printf(&p.out, "// host function %s: %d kernel launch%s\n", f->name, m->nkernels,
@@ -343,12 +355,14 @@ static char *host_text(const LoweredFunc *f, const CudaModule *m) {
   return sb_take(&p.out, NULL);
 }
 
-CudaModule *cg_cuda_build(const LoweredFunc *f, Diag *d) {
+CudaModule *cg_cuda_build(const LoweredFunc *f, const CudaOptions *opt, Diag *d) {
+  static const CudaOptions defaults = {0};
   CudaModule *m = xcalloc(1, sizeof *m);
   StrBuf src = STRBUF_INIT;
+  if (cuda_uses_half(f)) sb_puts(&src, "#include <cuda_fp16.h>\n");
   sb_puts(&src, prelude);
   cp_helpers(&src, "__device__ inline");
-  host(f, f->body, m, &src, d);
+  host(f, f->body, opt ? opt : &defaults, m, &src, d);
   if (!diag_failed(d) && m->nkernels == 0)
     ir_error(d, "cannot build for cuda: %s binds no loop to a GPU thread (did you forget to "
                 "bind?)", f->name);

@@ -3,7 +3,8 @@
  * outermost thread_extent attributes: each becomes one kernel, `extern "C" __global__ void
  * __launch_bounds__(N) NAME_kernelK(...)`, taking the buffers it reads or writes as
  * __restrict__ pointers and the shape variables it uses, in the function's parameter order.
- * Nothing here compiles the text (jit/nvrtc.h does) and no CUDA header is included. */
+ * Nothing here compiles the text (jit/nvrtc.h does); the text includes cuda_fp16.h, the
+ * toolkit's, when it computes with float16. */
 #ifndef TES_BACKENDS_CUDA_CODEGEN_CUDA_H
 #define TES_BACKENDS_CUDA_CODEGEN_CUDA_H
 
@@ -27,11 +28,16 @@ typedef struct CudaModule {
   CudaKernel *kernels;
 } CudaModule;
 
+/* What the target's options change in the text. */
+typedef struct CudaOptions {
+  bool fast_math; /* "cuda -fast-math": __expf, __logf, ... for float32 instead of expf */
+} CudaOptions;
+
 /* The module (free with cg_cuda_free), or NULL with a user error on d (a BuildError): a store
  * outside every thread binding ("did you forget to bind?"), a thread tag bound with two
  * extents, or something the cuda target cannot say yet ("not supported yet: ... on the cuda
- * target"). */
-CudaModule *cg_cuda_build(const LoweredFunc *f, Diag *d);
+ * target"). opt NULL: the defaults. */
+CudaModule *cg_cuda_build(const LoweredFunc *f, const CudaOptions *opt, Diag *d);
 void cg_cuda_free(CudaModule *m);
 
 #endif

@@ -217,7 +217,8 @@ static void cuda_arch(const char *target, char *out, size_t size) {
  * Takes over the reference l. */
 static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
   Diag d = DIAG_INIT;
-  CudaModule *cm = cg_cuda_build(l->f, &d);
+  CudaOptions opt = {.fast_math = bi_target_flag(target, "fast-math")};
+  CudaModule *cm = cg_cuda_build(l->f, &opt, &d);
   char arch[32];
   cuda_arch(target, arch, sizeof arch);
   char *ptx = cm ? nvrtc_compile(cm->source, arch, &d) : NULL;
