@@ -236,6 +236,7 @@ static void kernel(const LoweredFunc *f, const Stmt *body, const CudaOptions *op
   ir_func_shape_vars(f, shape, nshape);
 
   CPrinter p = cp_init(&cuda_dialect, &k, d);
+  cuda_reserve_names(&p, &k.vec.arena);
   int64_t threads = 1, ext;
   bool known = true;
   for (int i = 0; i < 3; i++)

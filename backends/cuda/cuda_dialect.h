@@ -62,6 +62,9 @@ bool cuda_vec_expr(CPrinter *p, CudaVec *v, const Expr *e, bool lane);
  * sigmoid, isnan, popcount) and float16's division, modulo and floor, which CUDA's half only
  * has through float; false for what C's printing says right. */
 bool cuda_math(CPrinter *p, const Expr *e, bool lane, bool fast_math);
+/* Takes the names of CUDA's functions, types and keywords, so that a variable of the same
+ * name prints with a suffix (a tensor named isnan as isnan_1). */
+void cuda_reserve_names(CPrinter *p, Arena *a);
 /* Whether f computes with float16 (the kernels then include cuda_fp16.h). */
 bool cuda_uses_half(const LoweredFunc *f);
 

@@ -5,6 +5,7 @@
  * sigmoid, rsqrt, isnan and popcount. CUDA's half converts to float implicitly, but float and
  * half operands together are ambiguous to its operators, so every float result that stands for
  * a half is cast back. */
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_dialect.h"
@@ -122,6 +123,37 @@ bool cuda_math(CPrinter *p, const Expr *e, bool lane, bool fast_math) {
     return true;
   }
   return math_fn(p, e, fn, lane, fast_math);
+}
+
+/* ---- names ---- */
+
+/* Identifiers the kernels' text uses besides the IR's variables: its functions, types and
+ * built-in variables, and C++ keywords that make plausible tensor names. */
+static const char *const reserved[] = {
+    "isnan", "rsqrt", "rsqrtf", "hrsqrt", "sigmoid", "popcount", "__hisnan", "__popc",
+    "half", "half2", "float2", "float4", "double2", "char2", "char4", "uchar2", "uchar4",
+    "short2", "short4", "ushort2", "ushort4", "int2", "int4", "uint2", "uint4", "longlong2",
+    "ulonglong2", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+    "uint64_t", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "new", "delete",
+    "class", "template", "this", "operator", "namespace", "typename", "private", "public",
+    "default", "register", "signed", "unsigned", "char", "short", "int", "long", "float",
+    "double", "bool", "true", "false", "void", "const", "static", "inline", "extern", "return",
+    "if", "else", "for", "while", "do", "switch", "case", "break", "continue", "goto",
+    "sizeof", "struct", "union", "enum", "typedef", "volatile", "auto", "NAN", "INFINITY",
+};
+
+void cuda_reserve_names(CPrinter *p, Arena *a) {
+  for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+    cp_name_of(p, ir_var(a, reserved[i], DT_I32));
+  char name[32];
+  for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++) {
+    const MathFn *m = &math_fns[i];
+    const char *names[] = {m->fn, m->half};
+    for (int j = 0; j < 2; j++)
+      if (names[j]) cp_name_of(p, ir_var(a, names[j], DT_I32));
+    snprintf(name, sizeof name, "%sf", m->fn);
+    cp_name_of(p, ir_var(a, name, DT_I32));
+  }
 }
 
 /* ---- whether a function computes with float16 ---- */
