@@ -155,7 +155,8 @@ static bool cuda_stmt(CPrinter *p, const Stmt *s) {
 
 static bool cuda_expr(CPrinter *p, const Expr *e, bool lane) {
   Kernel *k = p->user;
-  return cuda_vec_expr(p, &k->vec, e, lane) || cuda_math(p, e, lane, k->fast_math);
+  return cuda_vec_expr(p, &k->vec, e, lane) || cuda_let_expr(p, e, lane) ||
+         cuda_math(p, e, lane, k->fast_math);
 }
 
 static const CDialect cuda_dialect = {"cuda",    "#pragma unroll", cuda_var, cuda_call,

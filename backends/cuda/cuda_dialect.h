@@ -56,6 +56,9 @@ bool cuda_vec_stmt(CPrinter *p, CudaVec *v, const Stmt *s);
 /* A vector load or let variable held in a variable, at lane p->lane_at. */
 bool cuda_vec_expr(CPrinter *p, CudaVec *v, const Expr *e, bool lane);
 
+/* A scalar let inside an expression. */
+bool cuda_let_expr(CPrinter *p, const Expr *e, bool lane);
+
 /* ---- math (cuda_math.c) ---- */
 
 /* The intrinsics CUDA spells its own way (expf, __expf under fast_math, hexp, rsqrtf,

@@ -220,6 +220,20 @@ bool cuda_vec_expr(CPrinter *p, CudaVec *v, const Expr *e, bool lane) {
   return true;
 }
 
+/* NVRTC has no GNU statement expressions: a scalar let inside an expression is a lambda
+ * called in place, ([&]() { float x = v; return (x + x); }()). A vector one is C's printing's
+ * (its value in place of its variable, lane by lane). */
+bool cuda_let_expr(CPrinter *p, const Expr *e, bool lane) {
+  if (e->kind != EXPR_LET || e->u.let.value->dtype.lanes > 1) return false;
+  sb_printf(&p->out, "([&]() { %s %s = ", cp_type(p, e->u.let.value->dtype),
+            cp_name_of(p, e->u.let.var));
+  cp_expr(p, e->u.let.value);
+  cp_put(p, "; return ");
+  cp_expr_lane(p, e->u.let.body, lane);
+  cp_put(p, "; }())");
+  return true;
+}
+
 /* ---- the loads a statement reads first ---- */
 
 typedef struct Scan {

@@ -2,7 +2,8 @@
  * cuda_vector.c) on IR built by hand, for the forms no schedule makes today: a scalar let that
  * proves a ramp's alignment, a store whose lanes read what earlier lanes write, a predicated
  * store, a load under a branch of if_then_else (not read ahead), a vector let, 3 lanes, a
- * buffer's elem_offset, popcount of int8 lanes and a vector allocation (refused). Each text
+ * buffer's elem_offset, popcount of int8 lanes, a let inside an expression and a vector
+ * allocation (refused). Each text
  * is compiled by NVRTC where it can be loaded (skipped with the reason printed otherwise). */
 #include <stdlib.h>
 
@@ -171,6 +172,20 @@ static void test_popcount(void) {
   free(k);
 }
 
+/* a scalar let inside an expression, in a scalar store and in the lanes of a vector one */
+static void test_let_expression(void) {
+  Buffer *a = param("A", DT_F32, NULL), *c = param("C", DT_F32, NULL);
+  Var *x = ir_var(&A, "x", DT_F32);
+  Expr *lx = ir_let(&A, x, mul(load(a, V(tx)), F(2)), add(V(x), V(x)));
+  Expr *lv = ir_let(&A, x, load(a, V(tx)), add(load(a, ramp(tx4(0), 4)), bcast(V(x), 4)));
+  Stmt *st = ir_seq(&A, 2, (Stmt *[]){ir_store(&A, c, lx, V(tx), NULL),
+                                      ir_store(&A, c, lv, ramp(tx4(0), 4), NULL)});
+  char *k = kernel_text(func("let_expr", 2, (Buffer *[]){a, c}, st));
+  HAS(k, "  C[((int)threadIdx.x)] = ([&]() { float x = (A[((int)threadIdx.x)] * 2.0f); return (x + x); }());\n");
+  HAS(k, "    C_v.y = ([&]() { float x = A[((int)threadIdx.x)]; return (A[((((int)threadIdx.x) * 4) + 1)] + x); }());\n");
+  free(k);
+}
+
 static void test_vector_allocation_refused(void) {
   Buffer *c = param("C", DT_F32, NULL);
   Var *t = ir_var(&A, "T", DT_HANDLE64);
@@ -193,6 +208,7 @@ int main(void) {
   test_vector_let();
   test_lanes_and_offsets();
   test_popcount();
+  test_let_expression();
   test_vector_allocation_refused();
   arena_free(&A);
   return finish();
