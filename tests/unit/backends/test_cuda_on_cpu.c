@@ -4,7 +4,7 @@
  * make_float4, __align__) and called block by block, thread by thread: these kernels have no
  * shared memory, so their threads are independent and any order is theirs. The results are
  * compared, exactly, with the same computation in plain C, for every element type with a CUDA
- * vector, 2, 3, 4, 8 and 16 lanes, aligned and misaligned reads (A[i + off]) and strided ones
+ * vector (float16 as the host's _Float16), 2, 3, 4, 8 and 16 lanes, aligned and misaligned reads (A[i + off]) and strided ones
  * (A[2i]). What this cannot see is alignment: the host reads a misaligned float4 as well as an
  * aligned one (test_codegen_cuda.c checks which accesses are printed as float4). */
 #include <dlfcn.h>
@@ -30,7 +30,9 @@ static const char shim[] =
     "VEC2(float, float) VEC4(float, float) VEC2(double, double) VEC2(signed char, char)\n"
     "VEC4(signed char, char) VEC2(unsigned char, uchar) VEC4(unsigned char, uchar)\n"
     "VEC2(short, short) VEC4(short, short) VEC2(int, int) VEC4(int, int)\n"
-    "VEC2(long long, longlong)\n";
+    "VEC2(long long, longlong)\n"
+    "typedef _Float16 half; /* cuda_fp16.h's arithmetic, the host's own */\n"
+    "VEC2(half, half)\n";
 
 typedef struct Case {
   DType t;
@@ -40,6 +42,7 @@ typedef struct Case {
 } Case;
 
 static const DType types[] = {DT_MAKE(DT_FLOAT, 32, 1), DT_MAKE(DT_FLOAT, 64, 1),
+                              DT_MAKE(DT_FLOAT, 16, 1),
                               DT_MAKE(DT_INT, 8, 1),    DT_MAKE(DT_UINT, 8, 1),
                               DT_MAKE(DT_INT, 16, 1),   DT_MAKE(DT_INT, 32, 1),
                               DT_MAKE(DT_INT, 64, 1)};
@@ -79,6 +82,7 @@ static double get(DType t, const void *p, int k) {
   switch (t.code * 100 + t.bits) {
   case DT_FLOAT * 100 + 32: return ((const float *)p)[k];
   case DT_FLOAT * 100 + 64: return ((const double *)p)[k];
+  case DT_FLOAT * 100 + 16: return (double)((const _Float16 *)p)[k];
   case DT_INT * 100 + 8: return ((const int8_t *)p)[k];
   case DT_UINT * 100 + 8: return ((const uint8_t *)p)[k];
   case DT_INT * 100 + 16: return ((const int16_t *)p)[k];
@@ -91,6 +95,7 @@ static void set(DType t, void *p, int k, double v) {
   switch (t.code * 100 + t.bits) {
   case DT_FLOAT * 100 + 32: ((float *)p)[k] = (float)v; break;
   case DT_FLOAT * 100 + 64: ((double *)p)[k] = v; break;
+  case DT_FLOAT * 100 + 16: ((_Float16 *)p)[k] = (_Float16)v; break;
   case DT_INT * 100 + 8: ((int8_t *)p)[k] = (int8_t)v; break;
   case DT_UINT * 100 + 8: ((uint8_t *)p)[k] = (uint8_t)v; break;
   case DT_INT * 100 + 16: ((int16_t *)p)[k] = (int16_t)v; break;
