@@ -38,6 +38,10 @@ const char *cp_name_of(CPrinter *p, const Var *v) {
   return p->names[p->nnames++].name;
 }
 
+const char *cp_type(const CPrinter *p, DType t) {
+  return t.code == DT_FLOAT && t.bits == 16 && p->dialect->float16 ? p->dialect->float16
+                                                                     : cp_c_type(t);
+}
 
 void cp_line(CPrinter *p, const char *fmt, ...) {
   for (int i = 0; i < p->indent; i++) sb_puts(&p->out, "  ");
@@ -445,10 +449,6 @@ static void stmt(CPrinter *p, const Stmt *s) {
 void cp_expr(CPrinter *p, const Expr *e) { expr(p, e, false); }
 void cp_expr_lane(CPrinter *p, const Expr *e, bool lane) { expr(p, e, lane); }
 
-const char *cp_type(const CPrinter *p, DType t) {
-  return t.code == DT_FLOAT && t.bits == 16 && p->dialect->float16 ? p->dialect->float16
-                                                                     : cp_c_type(t);
-}
 void cp_stmt(CPrinter *p, const Stmt *s) { stmt(p, s); }
 
 CPrinter cp_init(const CDialect *dl, void *user, Diag *d) {
