@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef void *Program;
 
@@ -23,6 +24,8 @@ static struct {
   const char *(*error_string)(int);
 } api;
 static char why[512]; /* why NVRTC could not be loaded; empty when it was */
+/* -I of the toolkit's headers (cuda_fp16.h), beside the library loaded; empty when none is */
+static char include_opt[1100];
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 
 static void *open_nvrtc(void) {
@@ -41,6 +44,20 @@ static void *open_nvrtc(void) {
     if (lib) return lib;
   }
   return NULL;
+}
+
+/* The include folder of the toolkit NVRTC came from: lib64/../include (lib64 may be a link to
+ * targets/ARCH/lib, whose ../include is the same folder's). */
+static void find_include(void) {
+  Dl_info info;
+  if (!dladdr((void *)api.create, &info) || !info.dli_fname) return;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash) return;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%.*s/../include", (int)(slash - info.dli_fname), info.dli_fname);
+  char header[1100];
+  snprintf(header, sizeof header, "%s/cuda_fp16.h", dir);
+  if (access(header, R_OK) == 0) snprintf(include_opt, sizeof include_opt, "-I%s", dir);
 }
 
 static void load(void) {
@@ -65,6 +82,7 @@ static void load(void) {
       return;
     }
   }
+  find_include();
 }
 
 bool nvrtc_available(Diag *d) {
@@ -94,8 +112,8 @@ char *nvrtc_compile(const char *src, const char *arch, Diag *d) {
     return ir_internal_error(d, "nvrtcCreateProgram failed: %s", api.error_string(r)), NULL;
   char opt_arch[64];
   snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
-  const char *opts[] = {opt_arch, "--std=c++17"};
-  r = api.compile(prog, 2, opts);
+  const char *opts[] = {opt_arch, "--std=c++17", include_opt};
+  r = api.compile(prog, include_opt[0] ? 3 : 2, opts);
   char *ptx = NULL;
   if (r != 0) {
     size_t n = 0;
@@ -104,7 +122,11 @@ char *nvrtc_compile(const char *src, const char *arch, Diag *d) {
       log[n] = 0;
       char where[512];
       offending_line(src, log, where, sizeof where);
-      ir_error(d, "NVRTC could not compile the generated CUDA C for %s:%s\n%s", arch, where, log);
+      ir_error(d, "NVRTC could not compile the generated CUDA C for %s:%s\n%s%s", arch, where, log,
+               include_opt[0] || !strstr(log, "cuda_fp16.h")
+                   ? ""
+                   : "(float16 needs the toolkit's cuda_fp16.h, which is not in the include "
+                     "folder beside NVRTC: set CUDA_HOME to the toolkit)\n");
     } else {
       ir_error(d, "NVRTC could not compile the generated CUDA C for %s: %s", arch,
                api.error_string(r));

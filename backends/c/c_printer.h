@@ -20,6 +20,9 @@ typedef struct CDialect {
   bool (*var)(CPrinter *p, const Var *v);
   bool (*call)(CPrinter *p, const Expr *e);
   bool (*stmt)(CPrinter *p, const Stmt *s);
+  /* Any expression, before the C printing; lane: e is printed at a lane (cp_expr_lane). */
+  bool (*expr)(CPrinter *p, const Expr *e, bool lane);
+  const char *float16; /* the name of float16; NULL: C's _Float16 */
 } CDialect;
 
 typedef struct CName {
@@ -40,6 +43,7 @@ struct CPrinter {
   CVecLet *lets;
   int nlets;
   int nasserts;
+  int lane_at; /* the lane a vector expression printed at a lane stands for; -1: `_lane` */
   Diag *diag; /* the first error; printing goes on to the end */
   const CDialect *dialect;
   void *user; /* the dialect's state */
@@ -53,10 +57,16 @@ void cp_free(CPrinter *p);
  * variables would print the same. */
 const char *cp_name_of(CPrinter *p, const Var *v);
 static inline const char *cp_c_type(DType t) { return dt_c_name(t, false); }
+/* The dialect's name of element type t (CUDA's half for float16). */
+const char *cp_type(const CPrinter *p, DType t);
 void cp_put(CPrinter *p, const char *s);
 /* A line's start: the indentation, then fmt. */
 void cp_line(CPrinter *p, const char *fmt, ...) TES_PRINTF(2, 3);
 void cp_expr(CPrinter *p, const Expr *e); /* a scalar expression */
+/* e, when lane and e is a vector, at one lane: p->lane_at, or the C loop's `_lane` when that
+ * is -1 (a ramp is base + stride * lane, a broadcast its value, a vector let its value);
+ * as cp_expr otherwise. */
+void cp_expr_lane(CPrinter *p, const Expr *e, bool lane);
 void cp_stmt(CPrinter *p, const Stmt *s);
 void cp_block(CPrinter *p, const Stmt *s); /* s, one level deeper */
 /* The macros and functions the printed expressions call (tes_min, tes_floordiv, ...), each

@@ -38,6 +38,10 @@ const char *cp_name_of(CPrinter *p, const Var *v) {
   return p->names[p->nnames++].name;
 }
 
+const char *cp_type(const CPrinter *p, DType t) {
+  return t.code == DT_FLOAT && t.bits == 16 && p->dialect->float16 ? p->dialect->float16
+                                                                     : cp_c_type(t);
+}
 
 void cp_line(CPrinter *p, const char *fmt, ...) {
   for (int i = 0; i < p->indent; i++) sb_puts(&p->out, "  ");
@@ -59,17 +63,17 @@ static void literal(CPrinter *p, const Expr *e) {
     if (t.code == DT_BOOL) return cp_put(p, e->u.ival ? "true" : "false");
     if (t.code == DT_INT && t.bits == 32) return sb_printf(&p->out, "%lld", (long long)e->u.ival);
     if (t.code == DT_UINT)
-      return sb_printf(&p->out, "((%s)%lluu)", cp_c_type(t), (unsigned long long)e->u.ival);
-    return sb_printf(&p->out, "((%s)%lld)", cp_c_type(t), (long long)e->u.ival);
+      return sb_printf(&p->out, "((%s)%lluu)", cp_type(p, t), (unsigned long long)e->u.ival);
+    return sb_printf(&p->out, "((%s)%lld)", cp_type(p, t), (long long)e->u.ival);
   }
   double v = e->u.fval;
-  if (isnan(v)) return sb_printf(&p->out, "((%s)NAN)", cp_c_type(t));
-  if (isinf(v)) return sb_printf(&p->out, "((%s)%sINFINITY)", cp_c_type(t), v < 0 ? "-" : "");
+  if (isnan(v)) return sb_printf(&p->out, "((%s)NAN)", cp_type(p, t));
+  if (isinf(v)) return sb_printf(&p->out, "((%s)%sINFINITY)", cp_type(p, t), v < 0 ? "-" : "");
   char buf[40];
   snprintf(buf, sizeof buf, "%.17g", v);
   if (!strpbrk(buf, ".e")) strcat(buf, ".0");
   if (t.bits == 32) return sb_printf(&p->out, "%sf", buf);
-  if (t.bits == 16) return sb_printf(&p->out, "((_Float16)%s)", buf);
+  if (t.bits == 16) return sb_printf(&p->out, "((%s)%s)", cp_type(p, t), buf);
   cp_put(p, buf);
 }
 
@@ -86,7 +90,7 @@ static void binary(CPrinter *p, const Expr *e, bool lane) {
   } else if (floor_op && dt_is_float(t)) {
     cp_put(p, e->kind == EXPR_FLOORDIV ? "floor(" : "tes_floormodf(");
   } else if (floor_op && t.code == DT_INT) {
-    sb_printf(&p->out, "((%s)tes_%s(", cp_c_type(t),
+    sb_printf(&p->out, "((%s)tes_%s(", cp_type(p, t),
               e->kind == EXPR_FLOORDIV ? "floordiv" : "floormod");
   } else if (e->kind == EXPR_MOD && dt_is_float(t)) {
     cp_put(p, "fmod(");
@@ -124,7 +128,8 @@ static bool math_call(CPrinter *p, const Expr *e, const char *fn, bool lane) {
   for (size_t i = 0; i < sizeof libm_names / sizeof *libm_names; i++) {
     if (strcmp(fn, libm_names[i]) != 0) continue;
     DType t = dt_element(e->dtype);
-    sb_printf(&p->out, "%s%s%s", t.bits == 16 ? "((_Float16)" : "", fn, t.bits == 64 ? "" : "f");
+    if (t.bits == 16) sb_printf(&p->out, "((%s)", cp_type(p, t));
+    sb_printf(&p->out, "%s%s", fn, t.bits == 64 ? "" : "f");
     call_args(p, e, 0, lane);
     if (t.bits == 16) cp_put(p, ")");
     return true;
@@ -198,7 +203,20 @@ static void load(CPrinter *p, const Expr *e, bool lane) {
     expr(p, e->u.load.buf->elem_offset, false);
   }
   cp_put(p, "]");
-  if (pred) sb_printf(&p->out, " : (%s)0)", cp_c_type(dt_element(e->dtype)));
+  if (pred) sb_printf(&p->out, " : (%s)0)", cp_type(p, dt_element(e->dtype)));
+}
+
+/* ramp(base, stride, n) at lane p->lane_at: base + stride * lane, folded for a constant stride. */
+static void ramp_at(CPrinter *p, const Expr *e) {
+  int64_t stride;
+  bool known = ir_as_int(e->u.ramp.stride, &stride);
+  if (known && stride * p->lane_at == 0) return expr(p, e->u.ramp.base, false);
+  cp_put(p, "(");
+  expr(p, e->u.ramp.base, false);
+  if (known) return sb_printf(&p->out, " + %lld)", (long long)(stride * p->lane_at));
+  cp_put(p, " + ");
+  expr(p, e->u.ramp.stride, false);
+  sb_printf(&p->out, " * %d)", p->lane_at);
 }
 
 static const Expr *vector_let(CPrinter *p, const Var *v) {
@@ -212,8 +230,9 @@ static void push_let(CPrinter *p, const Var *v, const Expr *value) {
   p->lets[p->nlets++] = (CVecLet){v, value};
 }
 
-/* e at lane `_lane` when `lane` and e is a vector; as it is otherwise. */
+/* e at lane `_lane` (or p->lane_at) when `lane` and e is a vector; as it is otherwise. */
 static void expr(CPrinter *p, const Expr *e, bool lane) {
+  if (p->dialect->expr && p->dialect->expr(p, e, lane)) return;
   bool vec = lane && e->dtype.lanes > 1;
   switch (e->kind) {
   case EXPR_INT:
@@ -227,7 +246,7 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
     return v ? expr(p, v, lane) : cp_put(p, cp_name_of(p, e->u.var));
   }
   case EXPR_CAST:
-    sb_printf(&p->out, "((%s)", cp_c_type(dt_element(e->dtype)));
+    sb_printf(&p->out, "((%s)", cp_type(p, dt_element(e->dtype)));
     expr(p, e->u.unary.a, lane);
     return cp_put(p, ")");
   IR_CASE_BINARY:
@@ -245,6 +264,7 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
     expr(p, e->u.select.f, lane);
     return cp_put(p, ")");
   case EXPR_RAMP:
+    if (vec && p->lane_at >= 0) return ramp_at(p, e);
     cp_put(p, "(");
     expr(p, e->u.ramp.base, false);
     cp_put(p, " + ");
@@ -259,7 +279,7 @@ static void expr(CPrinter *p, const Expr *e, bool lane) {
       p->nlets--;
       return;
     }
-    sb_printf(&p->out, "({ %s %s = ", cp_c_type(e->u.let.value->dtype), cp_name_of(p, e->u.let.var));
+    sb_printf(&p->out, "({ %s %s = ", cp_type(p, e->u.let.value->dtype), cp_name_of(p, e->u.let.var));
     expr(p, e->u.let.value, false);
     cp_put(p, "; ");
     expr(p, e->u.let.body, false);
@@ -290,7 +310,7 @@ void cp_block(CPrinter *p, const Stmt *s) {
 }
 
 static void for_loop(CPrinter *p, const Stmt *s) {
-  const char *i = cp_name_of(p, s->u.for_.var), *t = cp_c_type(s->u.for_.var->dtype);
+  const char *i = cp_name_of(p, s->u.for_.var), *t = cp_type(p, s->u.for_.var->dtype);
   if (s->u.for_.fkind == FOR_THREAD_BINDING) {
     ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the %s target",
              s->u.for_.var->name, p->dialect->target);
@@ -341,7 +361,7 @@ static void store(CPrinter *p, const Stmt *s) {
 }
 
 static void allocate(CPrinter *p, const Stmt *s) {
-  const char *name = cp_name_of(p, s->u.alloc.buffer_var), *t = cp_c_type(dt_element(s->u.alloc.dtype));
+  const char *name = cp_name_of(p, s->u.alloc.buffer_var), *t = cp_type(p, dt_element(s->u.alloc.dtype));
   cp_line(p, "%s *%s = (%s *)aligned_alloc(64, (((size_t)%d * sizeof(%s)", t, name, t,
        s->u.alloc.dtype.lanes, t);
   for (int i = 0; i < s->u.alloc.ndim; i++) {
@@ -363,7 +383,7 @@ static void let_stmt(CPrinter *p, const Stmt *s) {
     p->nlets--;
     return;
   }
-  cp_line(p, "%s %s = ", cp_c_type(v->dtype), cp_name_of(p, s->u.let.var));
+  cp_line(p, "%s %s = ", cp_type(p, v->dtype), cp_name_of(p, s->u.let.var));
   expr(p, v, false);
   cp_put(p, ";\n");
   stmt(p, s->u.let.body);
@@ -427,10 +447,12 @@ static void stmt(CPrinter *p, const Stmt *s) {
 }
 
 void cp_expr(CPrinter *p, const Expr *e) { expr(p, e, false); }
+void cp_expr_lane(CPrinter *p, const Expr *e, bool lane) { expr(p, e, lane); }
+
 void cp_stmt(CPrinter *p, const Stmt *s) { stmt(p, s); }
 
 CPrinter cp_init(const CDialect *dl, void *user, Diag *d) {
-  return (CPrinter){.out = STRBUF_INIT, .diag = d, .dialect = dl, .user = user};
+  return (CPrinter){.out = STRBUF_INIT, .diag = d, .dialect = dl, .user = user, .lane_at = -1};
 }
 
 void cp_free(CPrinter *p) {
@@ -474,7 +496,7 @@ static void signature(CPrinter *p, const LoweredFunc *f) {
 }
 
 char *cg_c_source(const LoweredFunc *f, Diag *d) {
-  static const CDialect c_dialect = {"c", "#pragma GCC unroll 64", NULL, NULL, NULL};
+  static const CDialect c_dialect = {"c", "#pragma GCC unroll 64", NULL, NULL, NULL, NULL, NULL};
   CPrinter p = cp_init(&c_dialect, NULL, d);
   sb_puts(&p.out, prelude);
   cp_helpers(&p.out, "static inline");

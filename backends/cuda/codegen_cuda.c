@@ -1,14 +1,17 @@
 /* codegen_cuda.c: CUDA C of lowered IR (backends/cuda/codegen_cuda.h). Each kernel of
  * tir.SplitHostDevice (f->device) is printed by the C printer (backends/c/c_printer.h) with this
  * file's dialect: thread variables as ((int)threadIdx.x), shared and local allocations as
- * arrays, tvm_storage_sync as __syncthreads(). The host function (f->body) is printed as C with
- * CUDA's launches. What the dialect cannot say yet (vectors, half, cross-thread reduction) is
- * refused before any text is printed, so a kernel is whole or not made. */
+ * arrays, tvm_storage_sync as __syncthreads(), vector statements lane by lane with
+ * float4-style loads and stores (cuda_vector.c), float16 as cuda_fp16.h's half and the math
+ * functions in CUDA's spelling (cuda_math.c). The host function (f->body) is printed as C
+ * with CUDA's launches. What the dialect cannot say yet is refused before any text is
+ * printed, so a kernel is whole or not made. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/c/c_printer.h"
 #include "backends/cuda/codegen_cuda.h"
+#include "backends/cuda/cuda_dialect.h"
 
 /* A thread variable of the kernel being printed and the tag it prints as. */
 typedef struct Thread {
@@ -22,6 +25,8 @@ typedef struct Kernel {
   int nthreads;
   int64_t block_threads; /* threads a block; 0: not a constant */
   bool synced;           /* tir.ThreadSync ran on it: shared memory has its barriers */
+  bool fast_math;        /* "cuda -fast-math": __expf and the other fast intrinsics */
+  CudaVec vec;
 } Kernel;
 
 /* NVRTC compiles without the C library's headers: the fixed-width types and the two macros
@@ -44,15 +49,13 @@ static bool refuse_type(Refuse *r, DType t, const char *what) {
   if (t.lanes > 1)
     return ir_error(r->d, "not supported yet: vector %s (%d lanes) on the cuda target", what,
                     t.lanes);
-  if (t.code == DT_FLOAT && t.bits == 16)
-    return ir_error(r->d, "not supported yet: float16 %s on the cuda target", what);
   return true;
 }
 
 static void refuse_expr(IrVisitor *v, const Expr *e) {
   Refuse *r = (Refuse *)v;
   if (diag_failed(r->d)) return;
-  if (!refuse_type(r, e->dtype, "expression")) return;
+  if (e->kind == EXPR_LOAD && !refuse_type(r, e->u.load.buf->dtype, "buffer")) return;
   if (e->kind == EXPR_CALL && strstr(e->u.call.op, "tvm_thread_allreduce"))
     return (void)ir_error(r->d, "not supported yet: cross-thread reduction "
                                 "(tvm_thread_allreduce) on the cuda target");
@@ -63,6 +66,8 @@ static void refuse_stmt(IrVisitor *v, const Stmt *s) {
   Refuse *r = (Refuse *)v;
   if (diag_failed(r->d)) return;
   if (s->kind == STMT_ALLOCATE && !refuse_type(r, s->u.alloc.dtype, "allocation")) return;
+  if (s->kind == STMT_STORE && !refuse_type(r, s->u.store.buf->dtype, "buffer")) return;
+  if (s->kind == STMT_EVALUATE && !refuse_type(r, s->u.eval.value->dtype, "call")) return;
   if (s->kind == STMT_FOR && s->u.for_.fkind == FOR_PARALLEL)
     return (void)ir_error(r->d, "not supported yet: parallel loop '%s' in a kernel on the cuda "
                                 "target", s->u.for_.var->name);
@@ -99,12 +104,6 @@ static bool cuda_call(CPrinter *p, const Expr *e) {
     cp_put(p, "__syncthreads()");
     return true;
   }
-  if (strcmp(fn, "popcount") == 0 && e->u.call.n == 1) {
-    cp_put(p, "__popcll(");
-    cp_expr(p, e->u.call.args[0]);
-    cp_put(p, ")");
-    return true;
-  }
   return false;
 }
 
@@ -122,7 +121,7 @@ static bool cuda_allocate(CPrinter *p, const Stmt *s) {
   const char *qual = strcmp(scope, "shared") == 0 ? "__shared__ "
                      : strcmp(scope, "local") == 0 ? ""
                                                     : NULL;
-  const Kernel *k = p->user;
+  Kernel *k = p->user;
   /* Without tir.ThreadSync, threads reading what others wrote to shared memory would race. */
   if (qual && *qual && k->block_threads != 1 && !k->synced)
     return ir_error(p->diag, "not supported yet: shared memory '%s' used by several threads of "
@@ -135,13 +134,16 @@ static bool cuda_allocate(CPrinter *p, const Stmt *s) {
                              "on the cuda target",
                     s->u.alloc.buffer_var->name, scope),
            true;
-  cp_line(p, "%s%s %s[%lld];\n", qual, cp_c_type(s->u.alloc.dtype),
+  cp_line(p, "%s%s%s %s[%lld];\n", qual, cuda_vec_align(&k->vec, s), cp_type(p, s->u.alloc.dtype),
           cp_name_of(p, s->u.alloc.buffer_var), (long long)n);
   cp_stmt(p, s->u.alloc.body);
   return true;
 }
 
 static bool cuda_stmt(CPrinter *p, const Stmt *s) {
+  Kernel *k = p->user;
+  if (s->kind == STMT_LET) cuda_vec_note_let(&k->vec, s);
+  if (cuda_vec_stmt(p, &k->vec, s)) return true;
   if (s->kind == STMT_ALLOCATE) return cuda_allocate(p, s);
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0) {
     cp_stmt(p, s->u.attr.body);
@@ -150,7 +152,14 @@ static bool cuda_stmt(CPrinter *p, const Stmt *s) {
   return false;
 }
 
-static const CDialect cuda_dialect = {"cuda", "#pragma unroll", cuda_var, cuda_call, cuda_stmt};
+static bool cuda_expr(CPrinter *p, const Expr *e, bool lane) {
+  Kernel *k = p->user;
+  return cuda_vec_expr(p, &k->vec, e, lane) || cuda_let_expr(p, e, lane) ||
+         cuda_math(p, e, lane, k->fast_math);
+}
+
+static const CDialect cuda_dialect = {"cuda",    "#pragma unroll", cuda_var, cuda_call,
+                                      cuda_stmt, cuda_expr,        "half"};
 
 /* ---- the kernels ---- */
 
@@ -185,8 +194,8 @@ static int alloc_of(const CudaModule *m, const Var *v) {
 }
 
 /* Prints device function dk as kernels[m->nkernels] of m. */
-static void kernel(const LoweredFunc *f, const DeviceFunc *dk, CudaModule *m, StrBuf *src,
-                   Diag *d) {
+static void kernel(const LoweredFunc *f, const DeviceFunc *dk, const CudaOptions *opt,
+                   CudaModule *m, StrBuf *src, Diag *d) {
   Refuse r = {{refuse_expr, refuse_stmt}, d};
   ir_visit_stmt(&r.v, dk->body);
   if (diag_failed(d)) return;
@@ -194,11 +203,13 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, CudaModule *m, St
   CudaKernel *ck = &m->kernels[m->nkernels++];
   *ck = (CudaKernel){.name = xstrdup(dk->name)};
   for (int i = 0; i < 3; i++) ck->grid[i] = dk->grid[i], ck->block[i] = dk->block[i];
-  Kernel k = {0};
+  Kernel k = {.fast_math = opt->fast_math};
+  cuda_vec_init(&k.vec, f);
   Threads th = {{NULL, threads_stmt}, &k};
   ir_visit_stmt(&th.v, dk->body);
 
   CPrinter p = cp_init(&cuda_dialect, &k, d);
+  cuda_reserve_names(&p, &k.vec.arena);
   int64_t threads = 1, ext;
   bool known = true;
   for (int i = 0; i < 3; i++)
@@ -218,7 +229,7 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, CudaModule *m, St
     }
     if (pi >= 0) ck->bufs[ck->nbufs++] = pi;
     else ck->allocs[ck->nallocs++] = ai;
-    sb_printf(&p.out, "%s%s* __restrict__ %s", i ? ", " : "", cp_c_type(dk->buf_dtypes[i]),
+    sb_printf(&p.out, "%s%s* __restrict__ %s", i ? ", " : "", cp_type(&p, dk->buf_dtypes[i]),
               cp_name_of(&p, dk->bufs[i]));
   }
   ck->scalars = xmalloc((size_t)(dk->nscalars + 1) * sizeof *ck->scalars);
@@ -236,6 +247,7 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, CudaModule *m, St
   sb_free(&p.out);
   cp_free(&p);
   free(k.threads);
+  cuda_vec_free(&k.vec);
 }
 
 /* ---- the host function ---- */
@@ -321,7 +333,7 @@ static bool host_stmt(CPrinter *p, const Stmt *s) {
 }
 
 static char *host_text(const LoweredFunc *f, const CudaModule *m, Diag *d) {
-  static const CDialect host_dialect = {"cuda", "", NULL, NULL, host_stmt};
+  static const CDialect host_dialect = {"cuda", "", NULL, NULL, host_stmt, NULL, "half"};
   Host h = {m, f};
   CPrinter p = cp_init(&host_dialect, &h, d);
   sb_printf(&p.out, "// host function %s: %d kernel launch%s\n", f->name, m->nkernels,
@@ -335,14 +347,17 @@ static char *host_text(const LoweredFunc *f, const CudaModule *m, Diag *d) {
   return sb_take(&p.out, NULL);
 }
 
-CudaModule *cg_cuda_build(const LoweredFunc *f, Diag *d) {
+CudaModule *cg_cuda_build(const LoweredFunc *f, const CudaOptions *opt, Diag *d) {
+  static const CudaOptions defaults = {0};
   CudaModule *m = xcalloc(1, sizeof *m);
   StrBuf src = STRBUF_INIT;
+  if (cuda_uses_half(f)) sb_puts(&src, "#include <cuda_fp16.h>\n");
   sb_puts(&src, prelude);
   cp_helpers(&src, "__device__ inline");
   host_allocs(f->body, m);
   m->host_body = f->body;
-  for (int i = 0; i < f->ndevice && !diag_failed(d); i++) kernel(f, &f->device[i], m, &src, d);
+  for (int i = 0; i < f->ndevice && !diag_failed(d); i++)
+    kernel(f, &f->device[i], opt ? opt : &defaults, m, &src, d);
   m->source = sb_take(&src, NULL);
   if (!diag_failed(d)) m->host = host_text(f, m, d);
   if (diag_failed(d)) return cg_cuda_free(m), NULL;

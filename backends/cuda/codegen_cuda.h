@@ -4,7 +4,8 @@
  * void __launch_bounds__(N) NAME_kernelK(...)`, taking the buffers it reads or writes as
  * __restrict__ pointers and then the scalars it reads from host code (DeviceFunc's order).
  * backends/cuda/verify_gpu.h checks the function first. Nothing here compiles the text
- * (jit/nvrtc.h does) and no CUDA header is included. */
+ * (jit/nvrtc.h does); the text includes cuda_fp16.h, the toolkit's, when it computes with
+ * float16. */
 #ifndef TES_BACKENDS_CUDA_CODEGEN_CUDA_H
 #define TES_BACKENDS_CUDA_CODEGEN_CUDA_H
 
@@ -54,10 +55,15 @@ typedef struct CudaModule {
   const Stmt *host_body;
 } CudaModule;
 
+/* What the target's options change in the text. */
+typedef struct CudaOptions {
+  bool fast_math; /* "cuda -fast-math": __expf, __logf, ... for float32 instead of expf */
+} CudaOptions;
+
 /* The module (free with cg_cuda_free) of f, lowered for a GPU (tir.SplitHostDevice ran) and
  * verified (verify_gpu.h), or NULL with a user error on d (a BuildError): something the cuda
- * target cannot say yet ("not supported yet: ... on the cuda target"). */
-CudaModule *cg_cuda_build(const LoweredFunc *f, Diag *d);
+ * target cannot say yet ("not supported yet: ... on the cuda target"). opt NULL: the defaults. */
+CudaModule *cg_cuda_build(const LoweredFunc *f, const CudaOptions *opt, Diag *d);
 void cg_cuda_free(CudaModule *m);
 
 #endif

@@ -212,7 +212,8 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
   Diag d = DIAG_INIT;
   GpuLimits lim;
   bi_target_cuda_limits(target, &lim);
-  CudaModule *cm = cuda_verify(f, &lim, &d) ? cg_cuda_build(f, &d) : NULL;
+  CudaOptions opt = {.fast_math = bi_target_flag(target, "fast-math")};
+  CudaModule *cm = cuda_verify(f, &lim, &d) ? cg_cuda_build(f, &opt, &d) : NULL;
   char arch[32];
   bi_target_cuda_arch(target, arch, sizeof arch);
   char *ptx = cm ? nvrtc_compile(cm->source, arch, &d) : NULL;

@@ -56,6 +56,18 @@ static char *target_option(const char *text, const char *name) {
   return NULL;
 }
 
+bool bi_target_flag(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = text; (p = strstr(p, name)); p += n)
+    if (p > text && p[-1] == '-' && (p - 1 == text || p[-2] == ' ' || p[-2] == '\t') &&
+        (p[n] == 0 || p[n] == ' ' || p[n] == '\t'))
+      return true;
+  char *v = target_option(text, name);
+  bool on = v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
+  free(v);
+  return on;
+}
+
 static Value *target_attrs(const char *text) {
   Value *d = val_dict_new();
   for (const char *p = strchr(text, '-'); p; p = strchr(p + 1, ' ')) {
