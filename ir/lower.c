@@ -32,6 +32,7 @@ static const PassDef lowering[] = {
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
+    {"tir.LowerThreadAllreduce", pass_lower_thread_allreduce, RUN_ON_GPU},
 };
 
 enum { NPASSES = sizeof lowering / sizeof lowering[0] };
