@@ -297,6 +297,18 @@ static Stmt *merge_picked(const Nest *n, const bool *pick, Stmt *body) {
   return body;
 }
 
+/* Whether e reads a reduce leaf of ls or the thread it is bound to. */
+static bool on_reduce_leaf(const LStage *ls, const Expr *e) {
+  for (int i = 0; i < ls->nleaf; i++) {
+    if (ls->leaf[i]->kind != ITER_REDUCE) continue;
+    const IterVarAttr *at = sched_leaf_attr(ls, ls->leaf[i]);
+    if (ir_expr_uses_var(e, ls->leaf[i]->var) ||
+        (at && at->bind_thread && ir_expr_uses_var(e, at->bind_thread->var)))
+      return true;
+  }
+  return false;
+}
+
 static bool is_true(const Expr *e) { return !e || ir_is_const_int(e, 1); }
 
 static Stmt *guarded(Arena *a, Expr *cond, Stmt *s) {
@@ -325,9 +337,10 @@ static Stmt *temp_store(Arena *a, Tensor *t, Expr *v) {
  * their loops and the stage's guards); then tvm_thread_allreduce(n, values..., cond,
  * reduce_temp..., threads...) combines the threads' values into reduce_temp, under attr
  * "reduce_scope" naming the combiner; the store of each output reads reduce_temp, guarded by
- * the store predicate. Without serial reduce loops the guards go into cond (TVM passes True
- * there and reads out of bounds where a guard fails), so a thread whose part is out of range
- * contributes the identity. */
+ * the store predicate. Without serial reduce loops the guards go into the values, as
+ * if_then_else(guards, value, identity) (TVM reads out of bounds where a guard fails), so a
+ * thread whose part is out of range contributes the identity. The guards on data axes alone also guard the store (TVM leaves
+ * that to the store predicate, and writes past the output where it does not say so). */
 static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
   Arena *a = b->arena;
   const Operation *op = ls->st->op;
@@ -352,10 +365,12 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
     any_normal = any_normal || normal[l];
   }
   Expr *input_pred = is_true(red->u.reduce.condition) ? NULL : red->u.reduce.condition;
-  Expr *pred = input_pred;
+  Expr *pred = input_pred, *data_pred = NULL;
   for (int i = ng - 1; i >= 0; i--) {
     Expr *likely = ir_call(a, DT_BOOL1, "tir.likely", CALL_PURE, 1, &guards[i]);
     pred = pred ? ir_binary(a, EXPR_AND, likely, pred) : likely;
+    if (!on_reduce_leaf(ls, guards[i]))
+      data_pred = data_pred ? ir_binary(a, EXPR_AND, likely, data_pred) : likely;
   }
   Tensor **temps = arena_alloc(a, (size_t)n * sizeof *temps);
   Tensor **normals = arena_alloc(a, (size_t)n * sizeof *normals);
@@ -366,9 +381,14 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
     DType t = op->outputs[i]->dtype;
     temps[i] = temp_tensor(a, "reduce_temp", i, t);
     normals[i] = any_normal ? temp_tensor(a, "normal_reduce_temp", i, t) : NULL;
-    args[nargs++] = any_normal ? temp_load(a, normals[i]) : red->u.reduce.source[i];
+    Expr *v = red->u.reduce.source[i];
+    if (!any_normal && pred) {
+      Expr *ite[3] = {pred, v, c->identity[i]};
+      v = ir_call(a, v->dtype, "tir.if_then_else", CALL_PURE, 3, ite);
+    }
+    args[nargs++] = any_normal ? temp_load(a, normals[i]) : v;
   }
-  args[nargs++] = any_normal || !pred ? ir_int(a, DT_BOOL1, 1) : pred;
+  args[nargs++] = ir_int(a, DT_BOOL1, 1);
   for (int i = 0; i < n; i++) args[nargs++] = temp_load(a, temps[i]);
   for (int i = 0; i < ls->nleaf; i++)
     if (thread_reduce_leaf(ls, i))
@@ -399,6 +419,7 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
   for (int i = 0; i < n; i++)
     stores[i] = ir_provide(a, op->outputs[i], temp_load(a, temps[i]), op->naxis, idx);
   Stmt *store = guarded(a, input_pred, ir_seq(a, n, stores));
+  store = guarded(a, data_pred, store);
   store = guarded(a, ls->st->store_predicate, store);
   Stmt *both[2] = {reduce, store};
   Stmt *body = ir_seq(a, 2, both);
