@@ -55,10 +55,10 @@ static void refuse_expr(IrVisitor *v, const Expr *e) {
   if (diag_failed(r->d)) return;
   if (!refuse_type(r, e->dtype, "expression")) return;
   if (e->kind == EXPR_CALL && strstr(e->u.call.op, "tvm_thread_allreduce"))
-    return (void)ir_error(r->d, "cannot build for cuda: a cross-thread reduction "
-                                "(tvm_thread_allreduce) was not lowered: tir.LowerThreadAllreduce "
-                                "did not run (disabled_pass, or a module lowered without the "
-                                "cuda target)");
+    return (void)ir_error(r->d, "not supported yet: a cross-thread reduction "
+                                "(tvm_thread_allreduce) that tir.LowerThreadAllreduce did not "
+                                "lower, in an IRModule from tvm.lower (build the schedule "
+                                "instead) or with the pass disabled");
   ir_visit_children_expr(v, e);
 }
 
