@@ -345,20 +345,24 @@ static int reduced_dims(Lower *L, const Expr *call, int first) {
 }
 
 /* The flat index of the dimensions in `dims` (a bit each), the lower ones varying fastest, and
- * their extent; NULL when one of them is not in scope. */
+ * their extent in the kernel; the index is NULL when one of them is not in scope (its extent
+ * still counts). */
 static Expr *flatten(Lower *L, int dims, int64_t *extent) {
   Arena *a = L->m.arena;
   Expr *index = NULL;
+  bool missing = false;
   *extent = 1;
   for (int d = 0; d < 3; d++) {
     if (!(dims & (1 << d)) || L->block[d] == 1) continue;
-    if (!L->dim_var[d]) return NULL;
-    Expr *v = ir_varref(a, (Var *)L->dim_var[d]);
-    Expr *term = *extent == 1 ? v : bin(a, EXPR_MUL, v, i32(a, *extent));
-    index = index ? bin(a, EXPR_ADD, index, term) : term;
+    if (!L->dim_var[d]) missing = true;
+    if (!missing) {
+      Expr *v = ir_varref(a, (Var *)L->dim_var[d]);
+      Expr *term = *extent == 1 ? v : bin(a, EXPR_MUL, v, i32(a, *extent));
+      index = index ? bin(a, EXPR_ADD, index, term) : term;
+    }
     *extent *= L->block[d];
   }
-  return index ? index : i32(a, 0);
+  return missing ? NULL : index ? index : i32(a, 0);
 }
 
 static Stmt *make_allreduce(Lower *L, const Stmt *s, const CommReducer *c, const Expr *call) {
