@@ -8,13 +8,14 @@
  *   threads that differ only in the reduced thread indices) gets the combination of the
  *   group's values (those where cond holds) in temps[i][0]. The reduced threads' extents
  *   need not be powers of two: the partial steps are guarded. Three forms, by the layout of
- *   the block (docs/gpu.md walks through them):
+ *   the block (docs/ir.md, "Cross-thread reduction", walks through them):
  *   - the group is a run of at most 32 consecutive threads, a power of two, so whole groups
  *     tile each warp: __shfl_down_sync within the group's lanes (width = the group), then
  *     __shfl_sync from its first lane to all;
  *   - the group is the whole block: shuffles within each warp (guarded where the last warp is
- *     partial), one value per warp into shared memory, the first warp combines those, the
- *     result back through shared memory; with barriers before, between and after;
+ *     partial); a block of one warp then takes lane 0's result by __shfl_sync, a larger one
+ *     puts one value per warp into shared memory, the first warp combines those, the result
+ *     goes back through shared memory, with barriers before, between and after;
  *   - anything else (groups larger than a warp with several groups a block, or reduced
  *     indices that are not the fastest-varying ones, or values that do not shuffle): a tree
  *     in shared memory, halving with a barrier after each step.
