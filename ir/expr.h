@@ -190,7 +190,14 @@ typedef enum {
 extern const char *const ir_stmt_kind_names[STMT_KIND_COUNT];
 
 /* What an ATTR statement is about: printed as `attr [IterVar(...)]`, `attr [A]` ... */
-typedef enum { ATTR_NODE_NONE, ATTR_NODE_ITERVAR, ATTR_NODE_VAR, ATTR_NODE_BUFFER, ATTR_NODE_TENSOR } AttrNodeKind;
+typedef enum {
+  ATTR_NODE_NONE,
+  ATTR_NODE_ITERVAR,
+  ATTR_NODE_VAR,
+  ATTR_NODE_BUFFER,
+  ATTR_NODE_TENSOR,
+  ATTR_NODE_COMMREDUCER /* attr [meta[tir.CommReducer][i]] "reduce_scope" */
+} AttrNodeKind;
 
 struct Stmt {
   StmtKind kind;

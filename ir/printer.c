@@ -301,6 +301,8 @@ typedef struct Printer {
   StrBuf *out;
   const Var **seen;
   int nseen, cap;
+  const CommReducer **reducers; /* meta[tir.CommReducer][i], in order of first print */
+  int nreducers, cap_reducers;
 } Printer;
 
 /* Whether v was annotated already; marks it annotated. */
@@ -492,6 +494,17 @@ static void print_attr_node(Printer *p, AttrNodeKind k, const void *node) {
   case ATTR_NODE_TENSOR:
     sb_puts(p->out, ((const Tensor *)node)->name);
     return;
+  case ATTR_NODE_COMMREDUCER: {
+    /* TVM prints the combiner into its meta section and refers to it by index */
+    int i = 0;
+    while (i < p->nreducers && p->reducers[i] != node) i++;
+    if (i == p->nreducers) {
+      VEC_GROW(NULL, p->reducers, p->cap_reducers, p->nreducers + 1);
+      p->reducers[p->nreducers++] = node;
+    }
+    sb_printf(p->out, "meta[tir.CommReducer][%d]", i);
+    return;
+  }
   }
   TES_UNREACHABLE();
 }
@@ -585,9 +598,10 @@ static void print_stmt(Printer *p, const Stmt *s, int indent) {
 }
 
 void ir_print_stmt(StrBuf *out, const Stmt *s, int indent) {
-  Printer p = {out, NULL, 0, 0};
+  Printer p = {out, NULL, 0, 0, NULL, 0, 0};
   print_stmt(&p, s, indent);
   free(p.seen);
+  free(p.reducers);
 }
 
 void ir_print_primfn(StrBuf *out, const char *name, int nparams, Buffer *const *params,

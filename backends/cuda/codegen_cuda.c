@@ -57,8 +57,9 @@ static void refuse_expr(IrVisitor *v, const Expr *e) {
   if (diag_failed(r->d)) return;
   if (e->kind == EXPR_LOAD && !refuse_type(r, e->u.load.buf->dtype, "buffer")) return;
   if (e->kind == EXPR_CALL && strstr(e->u.call.op, "tvm_thread_allreduce"))
-    return (void)ir_error(r->d, "not supported yet: cross-thread reduction "
-                                "(tvm_thread_allreduce) on the cuda target");
+    return (void)ir_error(r->d, "not supported yet: a cross-thread reduction "
+                                "(tvm_thread_allreduce) that tir.LowerThreadAllreduce did not "
+                                "lower (the pass is disabled)");
   ir_visit_children_expr(v, e);
 }
 
@@ -98,8 +99,28 @@ static bool cuda_var(CPrinter *p, const Var *v) {
   return true;
 }
 
+/* The warp intrinsics of tir.LowerThreadAllreduce: tvm_warp_activemask() as __activemask(),
+ * tvm_warp_shuffle_down(mask, v, offset, width) as __shfl_down_sync and tvm_warp_shuffle(mask,
+ * v, lane, width) as __shfl_sync, with their arguments in order. */
+static bool cuda_warp_call(CPrinter *p, const char *fn, const Expr *e) {
+  const char *cu = strcmp(fn, "tvm_warp_activemask") == 0     ? "__activemask"
+                   : strcmp(fn, "tvm_warp_shuffle_down") == 0 ? "__shfl_down_sync"
+                   : strcmp(fn, "tvm_warp_shuffle") == 0      ? "__shfl_sync"
+                                                              : NULL;
+  if (!cu) return false;
+  cp_put(p, cu);
+  cp_put(p, "(");
+  for (int i = 0; i < e->u.call.n; i++) {
+    if (i) cp_put(p, ", ");
+    cp_expr(p, e->u.call.args[i]);
+  }
+  cp_put(p, ")");
+  return true;
+}
+
 static bool cuda_call(CPrinter *p, const Expr *e) {
   const char *op = e->u.call.op, *fn = strncmp(op, "tir.", 4) == 0 ? op + 4 : op;
+  if (cuda_warp_call(p, fn, e)) return true;
   if (strcmp(fn, "tvm_storage_sync") == 0) {
     cp_put(p, "__syncthreads()");
     return true;

@@ -431,6 +431,14 @@ static Value *st_double_buffer(Interp *I, Value *self, Value **a) {
   return sched_double_buffer(st) ? changed(I, st, "double_buffer") : sched_raise(I, st->sched);
 }
 
+static Value *st_set_store_predicate(Interp *I, Value *self, Value **a) {
+  Stage *st = stage_of(self);
+  Expr *pred = bi_te_cond_arg(I, a[0], "set_store_predicate", "predicate");
+  if (!pred) return NULL;
+  return sched_set_store_predicate(st, pred) ? changed(I, st, "set_store_predicate")
+                                              : sched_raise(I, st->sched);
+}
+
 /* Tensor intrinsics (SPEC §12) are not there yet; the method exists so that a tutorial's
  * tensorize line says so instead of reporting a missing attribute. */
 static Value *st_tensorize(Interp *I, Value *self, Value **a) {
@@ -466,6 +474,9 @@ static const Builtin stage_methods[] = {
      "storage_align(axis, factor, offset): pad axis's stride so stride % factor == offset"},
     {"double_buffer", st_double_buffer, 0, NOPARAMS,
      "double_buffer(): load the next tile of this stage while the loop uses the current one"},
+    {"set_store_predicate", st_set_store_predicate, 1, PARAMS("predicate"),
+     "set_store_predicate(pred): store this stage's cross-thread reduction only where pred "
+     "holds"},
     {"tensorize", st_tensorize, 2, PARAMS("var", "tensor_intrin"),
      "tensorize(axis, intrin): the loops below axis as one tensor intrinsic (not supported yet)"},
     {0},

@@ -70,6 +70,7 @@ struct Stage {
   IterVar *attach_ivar;
   const char *scope; /* storage scope; "" infers it (global, or shared/local under threads) */
   bool double_buffer; /* double_buffer(): its producer gets attr "double_buffer_scope" */
+  Expr *store_predicate; /* set_store_predicate(): guards a cross-thread reduction's store */
   int cap_all, cap_leaf, cap_rel, cap_attr;
 };
 
@@ -119,6 +120,10 @@ bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value);
  * "wmma.matrix_a"/"wmma.matrix_b"/"wmma.accumulator", or "local.NAME" (VTA's buffers); ""
  * infers it from the threads around the stage again. */
 bool sched_set_scope(Stage *st, const char *scope);
+
+/* set_store_predicate(pred): the store of st's cross-thread reduction happens only where pred
+ * (a bool expression) holds, as in TVM (schedule_reduce stores from thread 0 only). */
+bool sched_set_store_predicate(Stage *st, Expr *pred);
 
 /* Buffer layout of a stage's output (storage_align, double_buffer): TVM puts them on the
  * realize as attrs "buffer_dim_align" and "double_buffer_scope". */

@@ -407,12 +407,12 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
   if (iv->kind != ITER_DATA_PAR && iv->kind != ITER_REDUCE)
     return sched_fail(st->sched, "cannot bind axis %s of stage %s: it is already a thread axis",
                       nm(iv), st->op->name);
-  /* TVM lowers this to a cross-thread reduction (tvm_thread_allreduce), a GPU pass tes does
-   * not have yet; an ordinary loop nest would race on the output. */
-  if (iv->kind == ITER_REDUCE)
+  /* A reduce axis over threads is a cross-thread reduction (tvm_thread_allreduce): the threads
+   * of one block combine their values, which blocks and virtual threads cannot do. */
+  if (iv->kind == ITER_REDUCE && strncmp(thread->thread_tag, "threadIdx.", 10) != 0)
     return sched_fail(st->sched,
-                      "not supported yet: binding reduction axis %s of stage %s to %s "
-                      "(cross-thread reduction arrives with the GPU backend)",
+                      "cannot bind reduction axis %s of stage %s to %s: a reduction axis binds "
+                      "only to threadIdx.x/y/z (a cross-thread reduction within a block)",
                       nm(iv), st->op->name, thread->thread_tag);
   /* the loop variable becomes the thread index itself, so the two must agree */
   if (!dt_eq(iv->var->dtype, thread->var->dtype)) {
@@ -503,6 +503,15 @@ bool sched_double_buffer(Stage *st) {
                       "buffer computed inside a loop can be)",
                       st->op->name);
   st->double_buffer = true;
+  return true;
+}
+
+bool sched_set_store_predicate(Stage *st, Expr *pred) {
+  if (!computable(st, "set_store_predicate")) return false;
+  if (!pred || pred->dtype.code != DT_BOOL || pred->dtype.lanes != 1)
+    return sched_fail(st->sched, "cannot set_store_predicate of stage %s: the predicate must be "
+                                 "a bool expression", st->op->name);
+  st->store_predicate = pred;
   return true;
 }
 

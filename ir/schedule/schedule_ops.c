@@ -253,8 +253,187 @@ static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, Ptr
   return merge(main, 0, begin + 1, ir_seq(a, 2, both));
 }
 
+/* ---- cross-thread reduction (TVM's MakeCrossThreadReduction) ---- */
+
+/* Whether leaf i of ls is a reduce axis bound to a thread. */
+static bool thread_reduce_leaf(const LStage *ls, int i) {
+  const IterVarAttr *at = sched_leaf_attr(ls, ls->leaf[i]);
+  return ls->leaf[i]->kind == ITER_REDUCE && at && at->bind_thread;
+}
+
+static bool is_cross_thread(const LStage *ls) {
+  for (int i = 0; i < ls->nleaf; i++)
+    if (thread_reduce_leaf(ls, i)) return true;
+  return false;
+}
+
+/* A cross-thread reduction's data axes come before its thread-bound reduce axes (the threads
+ * of one reduction must meet at one allreduce), and only a cross-thread reduction has a store
+ * predicate. */
+static bool check_cross_thread(SchedBounds *b, const LStage *ls) {
+  const Stage *st = ls->st;
+  const IterVar *bound = NULL;
+  for (int i = 0; i < ls->nleaf; i++) {
+    if (thread_reduce_leaf(ls, i) && !bound) bound = ls->leaf[i];
+    if (bound && ls->leaf[i]->kind != ITER_REDUCE)
+      return ir_error(b->diag,
+                      "cannot lower: stage %s: axis %s comes after reduction axis %s, which is "
+                      "bound to %s (a cross-thread reduction's data axes must be outer loops)",
+                      st->op->name, ls->leaf[i]->var->name, bound->var->name,
+                      sched_leaf_attr(ls, bound)->bind_thread->thread_tag);
+  }
+  if (st->store_predicate && !bound)
+    return ir_error(b->diag,
+                    "not supported yet: the store predicate of stage %s, which is not a "
+                    "cross-thread reduction (no reduction axis of it is bound to a thread)",
+                    st->op->name);
+  return true;
+}
+
+/* body inside the wrappers of the levels where pick[level] holds, innermost applied first. */
+static Stmt *merge_picked(const Nest *n, const bool *pick, Stmt *body) {
+  for (int i = n->n - 1; i >= 0; i--)
+    if (pick[n->w[i].level]) body = wrap(n->arena, &n->w[i], body);
+  return body;
+}
+
+/* Whether e reads a reduce leaf of ls or the thread it is bound to. */
+static bool on_reduce_leaf(const LStage *ls, const Expr *e) {
+  for (int i = 0; i < ls->nleaf; i++) {
+    if (ls->leaf[i]->kind != ITER_REDUCE) continue;
+    const IterVarAttr *at = sched_leaf_attr(ls, ls->leaf[i]);
+    if (ir_expr_uses_var(e, ls->leaf[i]->var) ||
+        (at && at->bind_thread && ir_expr_uses_var(e, at->bind_thread->var)))
+      return true;
+  }
+  return false;
+}
+
+static bool is_true(const Expr *e) { return !e || ir_is_const_int(e, 1); }
+
+static Stmt *guarded(Arena *a, Expr *cond, Stmt *s) {
+  return is_true(cond) ? s : ir_if(a, cond, s, NULL);
+}
+
+/* A [1] tensor in local memory, a cross-thread reduction's temporary. */
+static Tensor *temp_tensor(Arena *a, const char *prefix, int i, DType t) {
+  char name[48];
+  snprintf(name, sizeof name, "%s%d", prefix, i);
+  Expr *one = ir_i32(a, 1);
+  return ir_placeholder_op(a, name, 1, &one, t)->outputs[0];
+}
+
+static Expr *temp_load(Arena *a, Tensor *t) {
+  Expr *zero = ir_i32(a, 0);
+  return ir_pload(a, t, 1, &zero);
+}
+
+static Stmt *temp_store(Arena *a, Tensor *t, Expr *v) {
+  Expr *zero = ir_i32(a, 0);
+  return ir_provide(a, t, v, 1, &zero);
+}
+
+/* The reduce axes not bound to threads, if any, reduce into normal_reduce_temp first (under
+ * their loops and the stage's guards); then tvm_thread_allreduce(n, values..., cond,
+ * reduce_temp..., threads...) combines the threads' values into reduce_temp, under attr
+ * "reduce_scope" naming the combiner; the store of each output reads reduce_temp, guarded by
+ * the store predicate. Without serial reduce loops the guards go into the values, as
+ * if_then_else(guards, value, identity) (TVM reads out of bounds where a guard fails), so a
+ * thread whose part is out of range contributes the identity. The guards on data axes alone also guard the store (TVM leaves
+ * that to the store predicate, and writes past the output where it does not say so). */
+static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
+  Arena *a = b->arena;
+  const Operation *op = ls->st->op;
+  const Expr *red = ls->body[0];
+  TES_ASSERT(red->kind == EXPR_REDUCE, "reduction %s without a reduce body", op->name);
+  CommReducer *c = red->u.reduce.combiner;
+  int n = c->n;
+  PtrMap values;
+  ptrmap_init(&values, a);
+  Nest main = {a, 0, 0, NULL};
+  make_loop_nest(b, ls, 0, false, NULL, &values, &main);
+  Expr **guards;
+  int ng = sched_make_bound_check(b, ls, &values, false, NULL, &guards);
+  bool *normal = arena_alloc(a, (size_t)(ls->nleaf + 2) * sizeof *normal);
+  bool *common = arena_alloc(a, (size_t)(ls->nleaf + 2) * sizeof *common);
+  bool any_normal = false;
+  for (int l = 0; l < ls->nleaf + 2; l++) {
+    int i = l - 1;
+    normal[l] = i >= 0 && i < ls->nleaf && ls->leaf[i]->kind == ITER_REDUCE &&
+                !thread_reduce_leaf(ls, i);
+    common[l] = !normal[l] && l <= ls->nleaf;
+    any_normal = any_normal || normal[l];
+  }
+  Expr *input_pred = is_true(red->u.reduce.condition) ? NULL : red->u.reduce.condition;
+  Expr *pred = input_pred, *data_pred = NULL;
+  for (int i = ng - 1; i >= 0; i--) {
+    Expr *likely = ir_call(a, DT_BOOL1, "tir.likely", CALL_PURE, 1, &guards[i]);
+    pred = pred ? ir_binary(a, EXPR_AND, likely, pred) : likely;
+    if (!on_reduce_leaf(ls, guards[i]))
+      data_pred = data_pred ? ir_binary(a, EXPR_AND, likely, data_pred) : likely;
+  }
+  Tensor **temps = arena_alloc(a, (size_t)n * sizeof *temps);
+  Tensor **normals = arena_alloc(a, (size_t)n * sizeof *normals);
+  int nargs = 0;
+  Expr **args = arena_alloc(a, (size_t)(2 * n + 2 + ls->nleaf) * sizeof *args);
+  args[nargs++] = ir_int(a, DT_MAKE(DT_UINT, 32, 1), n);
+  for (int i = 0; i < n; i++) {
+    DType t = op->outputs[i]->dtype;
+    temps[i] = temp_tensor(a, "reduce_temp", i, t);
+    normals[i] = any_normal ? temp_tensor(a, "normal_reduce_temp", i, t) : NULL;
+    Expr *v = red->u.reduce.source[i];
+    if (!any_normal && pred) {
+      Expr *ite[3] = {pred, v, c->identity[i]};
+      v = ir_call(a, v->dtype, "tir.if_then_else", CALL_PURE, 3, ite);
+    }
+    args[nargs++] = any_normal ? temp_load(a, normals[i]) : v;
+  }
+  args[nargs++] = ir_int(a, DT_BOOL1, 1);
+  for (int i = 0; i < n; i++) args[nargs++] = temp_load(a, temps[i]);
+  for (int i = 0; i < ls->nleaf; i++)
+    if (thread_reduce_leaf(ls, i))
+      args[nargs++] = ir_varref(a, sched_leaf_attr(ls, ls->leaf[i])->bind_thread->var);
+  Expr *zero_handle_arg = ir_int(a, DT_MAKE(DT_UINT, 64, 1), 0);
+  Expr *zero_handle = ir_call(a, DT_HANDLE64, "tir.reinterpret", CALL_PURE, 1, &zero_handle_arg);
+  Expr *call = ir_call(a, DT_HANDLE64, "tir.tvm_thread_allreduce", CALL_EFFECT, nargs, args);
+  Stmt *reduce = ir_attr(a, ATTR_NODE_COMMREDUCER, c, "reduce_scope", zero_handle,
+                         ir_evaluate(a, call));
+  if (any_normal) {
+    VarMap *map = arena_alloc(a, (size_t)(2 * n) * sizeof *map);
+    for (int i = 0; i < n; i++) {
+      map[2 * i] = (VarMap){c->lhs[i], temp_load(a, normals[i])};
+      map[2 * i + 1] = (VarMap){c->rhs[i], red->u.reduce.source[i]};
+    }
+    Stmt **inits = arena_alloc(a, (size_t)n * sizeof *inits);
+    Stmt **updates = arena_alloc(a, (size_t)n * sizeof *updates);
+    for (int i = 0; i < n; i++) {
+      inits[i] = temp_store(a, normals[i], c->identity[i]);
+      updates[i] = temp_store(a, normals[i], ir_substitute_expr(a, c->result[i], 2 * n, map));
+    }
+    Stmt *update = merge_picked(&main, normal, guarded(a, pred, ir_seq(a, n, updates)));
+    Stmt *three[3] = {ir_seq(a, n, inits), update, reduce};
+    reduce = ir_seq(a, 3, three);
+  }
+  Expr **idx = axis_refs(a, op);
+  Stmt **stores = arena_alloc(a, (size_t)n * sizeof *stores);
+  for (int i = 0; i < n; i++)
+    stores[i] = ir_provide(a, op->outputs[i], temp_load(a, temps[i]), op->naxis, idx);
+  Stmt *store = guarded(a, input_pred, ir_seq(a, n, stores));
+  store = guarded(a, data_pred, store);
+  store = guarded(a, ls->st->store_predicate, store);
+  Stmt *both[2] = {reduce, store};
+  Stmt *body = ir_seq(a, 2, both);
+  Range one = {ir_i32(a, 0), ir_i32(a, 1)};
+  for (int i = n - 1; i >= 0; i--) {
+    body = ir_realize(a, temps[i], 1, &one, NULL, "local", body);
+    if (any_normal) body = ir_realize(a, normals[i], 1, &one, NULL, "local", body);
+  }
+  return substitute(a, merge_picked(&main, common, body), &values);
+}
+
 static Stmt *build_provide(SchedBounds *b, const LStage *ls) {
   Arena *a = b->arena;
+  if (is_cross_thread(ls)) return cross_thread_reduction(b, ls);
   PtrMap values;
   ptrmap_init(&values, a);
   Nest main = {a, 0, 0, NULL};
@@ -351,6 +530,8 @@ static Stmt *post_stmt(IrMutator *m, Stmt *s) {
 static Stmt *schedule_ops(SchedBounds *b) {
   Arena *a = b->arena;
   Stmt *body = NULL;
+  for (int i = 0; i < b->sch->nstages; i++)
+    if (b->ls[i].st->op->kind == OP_COMPUTE && !check_cross_thread(b, &b->ls[i])) return NULL;
   for (int i = b->sch->nstages - 1; i >= 0; i--) {
     const LStage *ls = &b->ls[i];
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;

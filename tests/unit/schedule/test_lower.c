@@ -22,7 +22,8 @@ static const char *const passes[] = {
     "tes.CheckBounds",    "tir.StorageFlatten", "tir.InjectVirtualThread",
     "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.UnrollLoop",
     "tir.InstrumentBoundCheckers", "tir.VectorizeLoop", "tir.Simplify",
-    "tir.HoistIfThenElse", "tir.ThreadSync", "tir.SplitHostDevice",
+    "tir.HoistIfThenElse", "tir.ThreadSync", "tir.LowerThreadAllreduce",
+    "tir.SplitHostDevice",
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -33,9 +34,10 @@ static void test_lower_passes(void) {
 
 /* tvm.lower leaves out the passes of the GPU build */
 static bool gpu_only(const char *pass) {
-  return strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.SplitHostDevice") == 0;
+  return strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
+         strcmp(pass, "tir.SplitHostDevice") == 0;
 }
-enum { NGPU_ONLY = 2 };
+enum { NGPU_ONLY = 3 };
 
 /* What the dump log reads when no pass changes anything after flattening. */
 static const char *unchanged_log(void) {
