@@ -32,6 +32,7 @@ static const PassDef lowering[] = {
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
+    {"tir.LowerWarpMemory", pass_lower_warp_memory, RUN_ON_GPU},
 };
 
 enum { NPASSES = sizeof lowering / sizeof lowering[0] };
@@ -151,7 +152,10 @@ static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool 
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);
-    if (diag_failed(ctx->diag)) return false;
+    if (diag_failed(ctx->diag)) {
+      if (lowering[i].when == RUN_ON_GPU && opt->gpu_pass_failed) *opt->gpu_pass_failed = true;
+      return false;
+    }
     after(opt, lowering[i].name, next, next != *body);
     *body = next;
     *flattened = *flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;

@@ -94,8 +94,24 @@ static bool cuda_var(CPrinter *p, const Var *v) {
   return true;
 }
 
+/* tir.tvm_warp_shuffle(mask, value, lane, width, warp_size), made by tir.LowerWarpMemory: the
+ * value `value` has in lane `lane` of the caller's group of `width` lanes. */
+static bool warp_shuffle(CPrinter *p, const Expr *e) {
+  Expr *const *a = e->u.call.args;
+  if (!ir_is_const_int(a[4], 32))
+    return ir_error(p->diag, "not supported yet: a warp shuffle for a warp size other than 32 on "
+                             "the cuda target"), true;
+  for (int i = 0; i < 4; i++) {
+    cp_put(p, i ? ", " : "__shfl_sync(");
+    cp_expr(p, a[i]);
+  }
+  cp_put(p, ")");
+  return true;
+}
+
 static bool cuda_call(CPrinter *p, const Expr *e) {
   const char *op = e->u.call.op, *fn = strncmp(op, "tir.", 4) == 0 ? op + 4 : op;
+  if (strcmp(fn, "tvm_warp_shuffle") == 0 && e->u.call.n == 5) return warp_shuffle(p, e);
   if (strcmp(fn, "tvm_storage_sync") == 0) {
     cp_put(p, "__syncthreads()");
     return true;

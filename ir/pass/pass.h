@@ -71,5 +71,7 @@ Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
 Stmt *pass_hoist_if_then_else(Stmt *s, PassCtx *ctx);
 /* tir.ThreadSync (thread_sync.c), GPU targets only */
 Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx);
+/* tir.LowerWarpMemory (lower_warp_memory.c), GPU targets only */
+Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx);
 
 #endif

@@ -20,7 +20,7 @@ static const char *const passes[] = {
     "tes.CheckBounds",    "tir.StorageFlatten", "tir.InjectVirtualThread",
     "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.UnrollLoop",
     "tir.InstrumentBoundCheckers", "tir.VectorizeLoop", "tir.Simplify",
-    "tir.HoistIfThenElse", "tir.ThreadSync",
+    "tir.HoistIfThenElse", "tir.ThreadSync", "tir.LowerWarpMemory",
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -30,8 +30,10 @@ static void test_lower_passes(void) {
 }
 
 /* tvm.lower leaves out the passes of the GPU build */
-static bool gpu_only(const char *pass) { return strcmp(pass, "tir.ThreadSync") == 0; }
-enum { NGPU_ONLY = 1 };
+static bool gpu_only(const char *pass) {
+  return strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerWarpMemory") == 0;
+}
+enum { NGPU_ONLY = 2 };
 
 /* What the dump log reads when no pass changes anything after flattening. */
 static const char *unchanged_log(void) {

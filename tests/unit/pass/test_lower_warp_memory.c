@@ -1,0 +1,182 @@
+/* test_lower_warp_memory.c: tir.LowerWarpMemory (ir/pass/lower_warp_memory.c): a warp buffer
+ * of 32 lanes x m elements becomes m registers a lane; a lane's read of its own element is a
+ * local load, a read of another lane's element a warp shuffle; sub-warps of 16 lanes and
+ * several groups; and the refusals: a store to another lane's element, a shuffle under a
+ * condition on the thread index, a local index that differs between lanes, a vector shuffle,
+ * a width that does not divide 32, warp memory outside a kernel. */
+#include "tests/unit/schedule/sched_test.h"
+
+static Var *tx, *j, *k;
+static IterVar *tx_iv, *tx16_iv;
+static Buffer *wb, *glob;
+
+static Stmt *run(Stmt *s, Diag *d) {
+  PassCtx ctx = {.arena = &A, .gpu = true, .diag = d};
+  return pass_lower_warp_memory(s, &ctx);
+}
+
+static Stmt *warp_lowered(Stmt *s) {
+  Diag d = DIAG_INIT;
+  Stmt *out = run(s, &d);
+  if (diag_failed(&d)) fprintf(stderr, "unexpected error: %s\n", d.msg);
+  CHECK(!diag_failed(&d));
+  return out;
+}
+
+/* the message of the refusal of s; s itself comes back */
+static const char *refused(Stmt *s) {
+  static Diag d;
+  d = (Diag)DIAG_INIT;
+  CHECK(run(s, &d) == s);
+  CHECK(diag_failed(&d) && strstr(d.msg, "not supported yet: warp memory 'W'"));
+  return d.msg;
+}
+
+static Stmt *loop(Var *v, int64_t n, Stmt *body) {
+  return ir_for(&A, v, I(0), I(n), FOR_SERIAL, NULL, body);
+}
+static Stmt *seq2(Stmt *x, Stmt *y) { return ir_seq(&A, 2, (Stmt *[]){x, y}); }
+static Expr *lt(Expr *x, Expr *y) { return ir_binary(&A, EXPR_LT, x, y); }
+static Expr *fmod_(Expr *x, int64_t y) { return ir_binary(&A, EXPR_FLOORMOD, x, I(y)); }
+static Expr *load(Buffer *b, Expr *idx) { return ir_load(&A, b, idx, NULL); }
+static Stmt *store(Buffer *b, Expr *idx, Expr *v) { return ir_store(&A, b, v, idx, NULL); }
+
+/* a kernel of one block of `threads` lanes (threadIdx.x of iv) around W's allocation of n */
+static Stmt *kernel_of(IterVar *iv, int64_t threads, int64_t n, Stmt *body) {
+  Expr *ext = I(n);
+  Stmt *alloc = ir_allocate(&A, wb->data, DT_F32, 1, &ext, "warp", NULL, body);
+  return ir_attr(&A, ATTR_NODE_ITERVAR, iv, "thread_extent", I(threads), alloc);
+}
+static Stmt *kernel(int64_t n, Stmt *body) { return kernel_of(tx_iv, 32, n, body); }
+
+/* W[tx*4 + j] = G[tx*4 + j] for j < 4: each lane fills its 4 elements */
+static Expr *lane4(Expr *j_) { return add(mul(V(tx), I(4)), j_); }
+static Stmt *fill4(void) { return loop(j, 4, store(wb, lane4(V(j)), load(glob, lane4(V(j))))); }
+
+static void test_lower_warp_memory_own_lane(void) {
+  Stmt *s = kernel(128, seq2(fill4(), loop(k, 4, store(glob, lane4(V(k)), load(wb, lane4(V(k)))))));
+  CHECK_TEXT(ps(warp_lowered(s)),
+             "attr [IterVar(tx: int32, [0:32], \"ThreadIndex\", \"threadIdx.x\")] "
+             "\"thread_extent\" = 32;\n"
+             "allocate(W: Pointer(local float32), float32, [4]), storage_scope = local {\n"
+             "  for (j: int32, 0, 4) {\n"
+             "    W[j] = G[((tx*4) + j)]\n"
+             "  }\n"
+             "  for (k: int32, 0, 4) {\n"
+             "    G[((tx*4) + k)] = W[k]\n"
+             "  }\n"
+             "}\n");
+}
+
+/* lane tx reads lane (tx + 1) % 32's element k: a shuffle of the local element k */
+static void test_lower_warp_memory_shuffle(void) {
+  Expr *next = add(mul(fmod_(add(V(tx), I(1)), 32), I(4)), V(k));
+  Stmt *s = kernel(128, seq2(fill4(), loop(k, 4, store(glob, lane4(V(k)), load(wb, next)))));
+  CHECK(strstr(ps(warp_lowered(s)),
+                "    G[((tx*4) + k)] = @tir.tvm_warp_shuffle(4294967295u32, W[k], "
+                "floormod((tx + 1), 32), 32, 32, dtype=float32)\n"));
+  /* a constant element: lane 2's element 1 */
+  Stmt *c = kernel(128, seq2(fill4(), store(glob, V(tx), load(wb, I(9)))));
+  CHECK(strstr(ps(warp_lowered(c)),
+               "G[tx] = @tir.tvm_warp_shuffle(4294967295u32, W[1], 2, 32, 32, dtype=float32)\n"));
+}
+
+/* 16 lanes a sub-warp, a block of 16 threads; 64 elements of m = 1: two groups */
+static void test_lower_warp_memory_half_warp(void) {
+  Var *t = tx16_iv->var;
+  Stmt *fill = loop(j, 4, store(wb, add(mul(V(j), I(16)), V(t)), F(1)));
+  Expr *other = add(mul(V(k), I(16)), fmod_(add(V(t), I(3)), 16));
+  Stmt *s = kernel_of(tx16_iv, 16, 64, seq2(fill, loop(k, 4, store(glob, V(t), load(wb, other)))));
+  const char *text = ps(warp_lowered(s));
+  CHECK(strstr(text, "allocate(W: Pointer(local float32), float32, [4]), storage_scope = local"));
+  CHECK(strstr(text, "    W[j] = 1f32\n"));
+  CHECK(strstr(text, "@tir.tvm_warp_shuffle(65535u32, W[k], floormod((t + 3), 16), 16, 32, "
+                     "dtype=float32)"));
+}
+
+/* a vector store and load of a lane's own 4 elements stay vectors on the local array */
+static void test_lower_warp_memory_vector(void) {
+  Expr *r = ir_ramp(&A, mul(V(tx), I(4)), I(1), 4);
+  Stmt *st = ir_store(&A, wb, ir_broadcast(&A, F(2), 4), r, NULL);
+  Stmt *use = ir_store(&A, glob, load(wb, r), r, NULL);
+  const char *text = ps(warp_lowered(kernel(128, seq2(st, use))));
+  CHECK(strstr(text, "  W[ramp(0, 1, 4)] = broadcast(2f32, 4)\n"));
+  CHECK(strstr(text, "  G[ramp((tx*4), 1, 4)] = W[ramp(0, 1, 4)]\n"));
+  /* another lane's 4 elements: not a shuffle of vectors */
+  Expr *other = ir_ramp(&A, mul(fmod_(add(V(tx), I(1)), 32), I(4)), I(1), 4);
+  Stmt *bad = kernel(128, seq2(st, ir_store(&A, glob, load(wb, other), r, NULL)));
+  CHECK(strstr(refused(bad), "a vector read of another lane's elements"));
+  /* a ramp that may cross from one lane's elements into the next */
+  Expr *cross = ir_ramp(&A, add(mul(V(tx), I(4)), I(2)), I(1), 4);
+  Stmt *bad2 = kernel(128, seq2(st, ir_store(&A, glob, load(wb, cross), r, NULL)));
+  CHECK(strstr(refused(bad2), "may span two lanes' elements"));
+}
+
+static void test_lower_warp_memory_refusals(void) {
+  Expr *next = fmod_(add(V(tx), I(1)), 32);
+  /* a lane stores to its neighbour's element */
+  Stmt *neighbour = seq2(store(wb, V(tx), F(1)), store(wb, add(V(tx), I(1)), F(1)));
+  CHECK(strstr(refused(kernel(64, neighbour)), "is to lane floormod((tx + 1), 32), not provably "
+                                               "the storing lane"));
+  CHECK(strstr(refused(kernel(32, store(wb, next, F(1)))), "is not threadIdx.x*m + j"));
+  /* a store index without the lane */
+  CHECK(strstr(refused(kernel(32, loop(j, 32, store(wb, V(j), F(1))))),
+               "is not threadIdx.x*m + j"));
+  /* two coefficients */
+  Stmt *two = seq2(store(wb, V(tx), F(1)), store(wb, mul(V(tx), I(2)), F(1)));
+  CHECK(strstr(refused(kernel(64, two)), "threadIdx.x*1 + j and as threadIdx.x*2 + j"));
+  /* a shuffle only some lanes reach */
+  Stmt *guarded = ir_if(&A, lt(V(tx), I(16)), store(glob, V(tx), load(wb, next)), NULL);
+  CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), guarded))),
+               "under a condition, loop or let that depends on the thread index"));
+  Expr *sel = ir_select(&A, lt(V(tx), I(16)), load(wb, next), F(0));
+  CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), store(glob, V(tx), sel)))),
+               "under a condition"));
+  /* ... but a condition on a loop variable alone is the same in every lane */
+  Stmt *uniform = loop(k, 2, ir_if(&A, lt(V(k), I(1)), store(glob, V(tx), load(wb, next)), NULL));
+  CHECK(strstr(ps(warp_lowered(kernel(32, seq2(store(wb, V(tx), F(1)), uniform)))),
+               "@tir.tvm_warp_shuffle("));
+  /* the local element would differ between lanes: W[lane*4 + tx % 4] of another lane */
+  Expr *skew = add(mul(fmod_(add(V(tx), I(1)), 32), I(4)), fmod_(V(tx), 4));
+  CHECK(strstr(refused(kernel(128, seq2(fill4(), store(glob, V(tx), load(wb, skew))))),
+               "which differs between lanes"));
+  /* a width that does not divide the warp */
+  IterVar *iv24 = ir_itervar(&A, tx, (Range){I(0), I(24)}, ITER_THREAD, "threadIdx.x");
+  CHECK(strstr(refused(kernel_of(iv24, 24, 24, store(wb, V(tx), F(1)))),
+               "needs threadIdx.x's extent (24) to divide the warp size 32"));
+  /* no kernel around it */
+  Expr *ext = I(32);
+  Stmt *host = ir_allocate(&A, wb->data, DT_F32, 1, &ext, "warp", NULL, store(wb, I(0), F(1)));
+  CHECK(strstr(refused(host), "outside a kernel"));
+}
+
+/* no warp memory: the same statement back */
+static void test_lower_warp_memory_untouched(void) {
+  Stmt *s = ir_attr(&A, ATTR_NODE_ITERVAR, tx_iv, "thread_extent", I(32),
+                    store(glob, V(tx), load(glob, fmod_(add(V(tx), I(1)), 32))));
+  CHECK(warp_lowered(s) == s);
+}
+
+int main(void) {
+  arena_init(&A);
+  tx = var("tx");
+  j = var("j");
+  k = var("k");
+  tx_iv = ir_itervar(&A, tx, (Range){I(0), I(32)}, ITER_THREAD, "threadIdx.x");
+  tx16_iv = ir_itervar(&A, var("t"), (Range){I(0), I(16)}, ITER_THREAD, "threadIdx.x");
+  wb = arena_alloc(&A, sizeof *wb);
+  *wb = (Buffer){.name = "W", .data = ir_var(&A, "W", DT_HANDLE64), .dtype = DT_F32,
+                 .scope = "warp"};
+  glob = arena_alloc(&A, sizeof *glob);
+  *glob = (Buffer){.name = "G", .data = ir_var(&A, "G", DT_HANDLE64), .dtype = DT_F32,
+                   .scope = "global"};
+  test_lower_warp_memory_own_lane();
+  test_lower_warp_memory_shuffle();
+  test_lower_warp_memory_half_warp();
+  test_lower_warp_memory_vector();
+  test_lower_warp_memory_refusals();
+  test_lower_warp_memory_untouched();
+  sb_free(&sb);
+  arena_free(&A);
+  return finish();
+}
