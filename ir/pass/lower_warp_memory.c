@@ -15,8 +15,8 @@
  *   lane's own element is a local load; any other read is
  *   `@tir.tvm_warp_shuffle(mask, local load, lane, width, 32)`, which needs the local index to
  *   be the same in every lane (no threadIdx.x, memory or side effect in it), every lane of the
- *   warp to reach it (no condition, loop bound or let on a thread index or on memory around
- *   it) and a mask of the warp's lanes known when building (a block of a multiple of 32
+ *   warp to reach it (no condition or loop bound around it that depends on a thread index or
+ *   on memory, through lets too) and a mask of the warp's lanes known when building (a block of a multiple of 32
  *   threads, or of fewer than 32). Whatever cannot be proven so is an error on ctx->diag ("not
  *   supported yet: warp memory 'B' ..."), and the input is returned; nothing else changes.
  * Why here: for GPU targets only, after tir.ThreadSync (which leaves warp memory alone), as TVM
@@ -313,7 +313,7 @@ static Expr *shuffle(Lower *w, const Warp *wp, Expr *load, Expr *index, Expr *lo
                        "lane's element (index %s)", name, at), load;
   if (w->divergent)
     return ir_error(d, "not supported yet: warp memory '%s': a read of another lane's element "
-                       "(index %s) under a condition, loop or let that depends on the thread "
+                       "(index %s) under a condition or loop bound that depends on the thread "
                        "index or on memory (a warp shuffle needs every lane)", name, at), load;
   if (varies(&w->lane_varying, local))
     return ir_error(d, "not supported yet: warp memory '%s': the read at index %s needs local "

@@ -128,11 +128,22 @@ static void test_lower_warp_memory_refusals(void) {
   /* a shuffle only some lanes reach */
   Stmt *guarded = ir_if(&A, lt(V(tx), I(16)), store(glob, V(tx), load(wb, next)), NULL);
   CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), guarded))),
-               "under a condition, loop or let that depends on the thread index"));
+               "under a condition or loop bound that depends on the thread index"));
   Expr *sel = ir_select(&A, lt(V(tx), I(16)), load(wb, next), F(0));
   CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), store(glob, V(tx), sel)))),
                "under a condition"));
-  /* ... but a condition on a loop variable alone is the same in every lane */
+  /* through a let, and a loop bound on the thread index */
+  Var *t2 = var("t2");
+  Stmt *via_let = ir_let_stmt(&A, t2, add(V(tx), I(1)),
+                              ir_if(&A, lt(V(t2), I(9)), store(glob, V(tx), load(wb, next)), NULL));
+  CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), via_let))), "under a condition"));
+  Stmt *ragged = ir_for(&A, k, I(0), V(tx), FOR_SERIAL, NULL, store(glob, V(k), load(wb, next)));
+  CHECK(strstr(refused(kernel(32, seq2(store(wb, V(tx), F(1)), ragged))), "loop bound"));
+  /* a lane's own element under such a condition is a register read, which needs no other lane */
+  Stmt *own = ir_if(&A, lt(V(tx), I(16)), store(glob, V(tx), load(wb, V(tx))), NULL);
+  CHECK(strstr(ps(warp_lowered(kernel(32, seq2(store(wb, V(tx), F(1)), own)))),
+               "  if (tx < 16) {\n    G[tx] = W[0]\n"));
+  /* ... and a condition on a loop variable alone is the same in every lane */
   Stmt *uniform = loop(k, 2, ir_if(&A, lt(V(k), I(1)), store(glob, V(tx), load(wb, next)), NULL));
   CHECK(strstr(ps(warp_lowered(kernel(32, seq2(store(wb, V(tx), F(1)), uniform)))),
                "@tir.tvm_warp_shuffle("));
