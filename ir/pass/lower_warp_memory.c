@@ -251,6 +251,7 @@ static bool layout(Lower *w, const Stmt *s, Warp *out) {
   Arena *a = w->ctx->arena;
   Buffer *b = arena_alloc(a, sizeof *b);
   *b = *c.buf;
+  b->dtype = s->u.alloc.dtype;
   b->ndim = 1;
   b->shape = arena_alloc(a, sizeof *b->shape);
   b->shape[0] = ir_i32(a, out->groups * c.m);
@@ -264,10 +265,16 @@ static bool layout(Lower *w, const Stmt *s, Warp *out) {
 
 /* index = ((y*width + lane)*m + x) with 0 <= x < m, 0 <= lane < width: the local index
  * y*m + x and the lane. A vector index must be ramp(base, 1, lanes) within one lane's m. */
-static bool split_index(Lower *w, const Warp *wp, Expr *index, Expr **local, Expr **lane) {
+static bool split_index(Lower *w, const Warp *wp, const Buffer *b, Expr *index, Expr **local,
+                        Expr **lane) {
   Arena *a = w->ctx->arena;
   const char *name = wp->data->name;
   int lanes = index->dtype.lanes;
+  /* a view of other elements (float32x4 over float32) counts indices in its own units */
+  char dt[32];
+  if (!dt_eq(b->dtype, wp->local->dtype))
+    return ir_error(w->ctx->diag, "not supported yet: warp memory '%s' accessed as %s elements",
+                    name, dt_name(b->dtype, dt));
   Expr *base = index;
   if (lanes > 1) {
     if (index->kind != EXPR_RAMP || !ir_is_const_int(index->u.ramp.stride, 1))
@@ -342,7 +349,7 @@ static Expr *lower_load(Lower *w, Expr *e) {
     return ir_load(w->m.arena, e->u.load.buf, index, pred);
   }
   Expr *local, *lane;
-  if (failed(w) || !split_index(w, wp, index, &local, &lane)) return e;
+  if (failed(w) || !split_index(w, wp, e->u.load.buf, index, &local, &lane)) return e;
   if (own_lane(w, lane)) return ir_load(w->m.arena, wp->local, local, pred);
   return shuffle(w, wp, e, index, local, lane);
 }
@@ -422,7 +429,7 @@ static Stmt *lower_store(Lower *w, Stmt *s) {
     return ir_store(w->m.arena, s->u.store.buf, value, index, pred);
   }
   Expr *local, *lane;
-  if (failed(w) || !split_index(w, wp, index, &local, &lane)) return s;
+  if (failed(w) || !split_index(w, wp, s->u.store.buf, index, &local, &lane)) return s;
   if (!own_lane(w, lane))
     return ir_error(w->ctx->diag, "not supported yet: warp memory '%s': the store at index %s "
                                   "is to lane %s, not provably the storing lane threadIdx.x",

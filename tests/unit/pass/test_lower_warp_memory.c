@@ -151,6 +151,13 @@ static void test_lower_warp_memory_refusals(void) {
   Expr *skew = add(mul(fmod_(add(V(tx), I(1)), 32), I(4)), fmod_(V(tx), 4));
   CHECK(strstr(refused(kernel(128, seq2(fill4(), store(glob, V(tx), load(wb, skew))))),
                "which differs between lanes"));
+  /* a float32x4 view of the float32 buffer counts its indices in fours */
+  Buffer *view = arena_alloc(&A, sizeof *view);
+  *view = *wb;
+  view->dtype = DT_MAKE(DT_FLOAT, 32, 4);
+  Stmt *vstore = ir_store(&A, view, ir_broadcast(&A, F(1), 4), V(tx), NULL);
+  CHECK(strstr(refused(kernel(128, seq2(store(wb, V(tx), F(1)), vstore))),
+               "accessed as float32x4 elements"));
   /* a width that does not divide the warp */
   IterVar *iv24 = ir_itervar(&A, tx, (Range){I(0), I(24)}, ITER_THREAD, "threadIdx.x");
   CHECK(strstr(refused(kernel_of(iv24, 24, 24, store(wb, V(tx), F(1)))),
