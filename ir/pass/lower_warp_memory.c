@@ -133,7 +133,9 @@ static void scan_stmt(IrVisitor *v, const Stmt *s) {
     if (!ir_as_int(s->u.attr.value, &n) || n <= 0 || (sc->ext[d] && sc->ext[d] != n)) n = -1;
     sc->ext[d] = n;
     ptrmap_put(&w->warp_varying, iv->var, (void *)1);
-    if (d == 0 && !ptrmap_get(&w->lane_varying, iv->var)) {
+    bool known = false; /* one IterVar may bind several loops, and serve several kernels */
+    for (int i = 0; i < w->nlanes; i++) known = known || w->lanes[i] == iv->var;
+    if (d == 0 && !known) {
       ptrmap_put(&w->lane_varying, iv->var, (void *)1);
       Var **grown = arena_alloc(w->ctx->arena, (size_t)(w->nlanes + 1) * sizeof *grown);
       if (w->nlanes) memcpy(grown, w->lanes, (size_t)w->nlanes * sizeof *grown);
