@@ -16,9 +16,10 @@
  *   `@tir.tvm_warp_shuffle(mask, local load, lane, width, 32)`, which needs the local index to
  *   be the same in every lane (no threadIdx.x, memory or side effect in it), every lane of the
  *   warp to reach it (no condition or loop bound around it that depends on a thread index or
- *   on memory, through lets too) and a mask of the warp's lanes known when building (a block of a multiple of 32
- *   threads, or of fewer than 32). Whatever cannot be proven so is an error on ctx->diag ("not
- *   supported yet: warp memory 'B' ..."), and the input is returned; nothing else changes.
+ *   on memory, through lets too) and a mask of the warp's lanes known when building (a block
+ *   of a multiple of 32 threads, or of fewer than 32). Whatever cannot be proven so is an
+ *   error on ctx->diag ("not supported yet: warp memory 'B' ..."), and the input is returned;
+ *   nothing else changes.
  * Why here: for GPU targets only, after tir.ThreadSync (which leaves warp memory alone), as TVM
  *   runs it in its device build; tvm.lower prints the warp allocation as the schedule made it. */
 #include <string.h>
