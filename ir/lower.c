@@ -33,6 +33,7 @@ static const PassDef lowering[] = {
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
     {"tir.LowerThreadAllreduce", pass_lower_thread_allreduce, RUN_ON_GPU},
+    {"tir.LowerWarpMemory", pass_lower_warp_memory, RUN_ON_GPU},
     /* last: a pass after it sees only the host function (the kernels are in ctx->device), so
      * passes over kernel bodies (thread allreduce, warp memory) go before it */
     {"tir.SplitHostDevice", pass_split_host_device, RUN_ON_GPU},
@@ -157,7 +158,10 @@ static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool 
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);
-    if (diag_failed(ctx->diag)) return false;
+    if (diag_failed(ctx->diag)) {
+      if (lowering[i].when == RUN_ON_GPU && opt->gpu_pass_failed) *opt->gpu_pass_failed = true;
+      return false;
+    }
     after(opt, lowering[i].name, next, next != *body, ctx);
     *body = next;
     *flattened = *flattened || strcmp(lowering[i].name, "tir.StorageFlatten") == 0;

@@ -32,6 +32,9 @@ typedef struct LowerOptions {
   /* The passes' warnings about the program (tes.CheckBounds); NULL: stderr */
   void (*warn)(void *user, const char *msg);
   void *warn_user;
+  /* Set (when not NULL) if the pass that refused the program is a GPU-only one, which TVM runs
+   * in its device build: the caller raises a BuildError rather than a LowerError. */
+  bool *gpu_pass_failed;
 } LowerOptions;
 
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be

@@ -99,20 +99,27 @@ static bool cuda_var(CPrinter *p, const Var *v) {
   return true;
 }
 
-/* The warp intrinsics of tir.LowerThreadAllreduce: tvm_warp_activemask() as __activemask(),
- * tvm_warp_shuffle_down(mask, v, offset, width) as __shfl_down_sync and tvm_warp_shuffle(mask,
- * v, lane, width) as __shfl_sync, with their arguments in order. */
+/* The warp intrinsics of tir.LowerThreadAllreduce and tir.LowerWarpMemory, in TVM's forms:
+ * tvm_warp_activemask() as __activemask(); tvm_warp_shuffle_down(mask, v, offset, width,
+ * warp_size) as __shfl_down_sync and tvm_warp_shuffle(mask, v, lane, width, warp_size) as
+ * __shfl_sync, the first four arguments in order (CUDA's warps are 32 lanes). */
 static bool cuda_warp_call(CPrinter *p, const char *fn, const Expr *e) {
-  const char *cu = strcmp(fn, "tvm_warp_activemask") == 0     ? "__activemask"
-                   : strcmp(fn, "tvm_warp_shuffle_down") == 0 ? "__shfl_down_sync"
-                   : strcmp(fn, "tvm_warp_shuffle") == 0      ? "__shfl_sync"
-                                                              : NULL;
+  if (strcmp(fn, "tvm_warp_activemask") == 0) {
+    cp_put(p, "__activemask()");
+    return true;
+  }
+  const char *cu = strcmp(fn, "tvm_warp_shuffle_down") == 0 ? "__shfl_down_sync"
+                   : strcmp(fn, "tvm_warp_shuffle") == 0    ? "__shfl_sync"
+                                                            : NULL;
   if (!cu) return false;
+  Expr *const *a = e->u.call.args;
+  if (e->u.call.n != 5 || !ir_is_const_int(a[4], 32))
+    return ir_error(p->diag, "not supported yet: %s other than (mask, value, lane, width, 32) on "
+                             "the cuda target", fn), true;
   cp_put(p, cu);
-  cp_put(p, "(");
-  for (int i = 0; i < e->u.call.n; i++) {
-    if (i) cp_put(p, ", ");
-    cp_expr(p, e->u.call.args[i]);
+  for (int i = 0; i < 4; i++) {
+    cp_put(p, i ? ", " : "(");
+    cp_expr(p, a[i]);
   }
   cp_put(p, ")");
   return true;

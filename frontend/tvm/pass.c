@@ -415,8 +415,10 @@ LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tens
                       .warn_user = I};
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
   Diag d = DIAG_INIT;
+  bool gpu_pass_failed = false;
+  opt.gpu_pass_failed = &gpu_pass_failed;
   LoweredFunc *f = lower_run(a, s, nargs, args, &opt, &d);
-  if (!f) return bi_raise_diag(I, EXC_LowerError, &d), NULL;
+  if (!f) return bi_raise_diag(I, gpu_pass_failed ? EXC_BuildError : EXC_LowerError, &d), NULL;
   if (hooks && h->lowered) h->lowered(h->lowered_user, I, f);
   return f;
 }

@@ -193,8 +193,9 @@ static Buffer **buffers(Arena *a, Allocs *al, const Red *r, const char *what, co
 /* ---- the warp forms ---- */
 
 static Expr *shuffle(Arena *a, const char *op, Buffer *mask, Expr *v, int64_t lane, int64_t width) {
-  Expr *args[4] = {ld(a, mask, i32(a, 0)), v, i32(a, lane), i32(a, width)};
-  return ir_call(a, v->dtype, op, CALL_EFFECT, 4, args);
+  /* TVM's form: mask, value, lane (or offset), width, warp size */
+  Expr *args[5] = {ld(a, mask, i32(a, 0)), v, i32(a, lane), i32(a, width), i32(a, 32)};
+  return ir_call(a, v->dtype, op, CALL_EFFECT, 5, args);
 }
 
 /* v[i] combined down a tree over `count` lanes starting at each group's first (lane index

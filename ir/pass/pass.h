@@ -79,6 +79,8 @@ Stmt *pass_hoist_if_then_else(Stmt *s, PassCtx *ctx);
 Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx);
 /* tir.LowerThreadAllreduce (lower_thread_allreduce.c), GPU targets only */
 Stmt *pass_lower_thread_allreduce(Stmt *s, PassCtx *ctx);
+/* tir.LowerWarpMemory (lower_warp_memory.c), GPU targets only */
+Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx);
 /* tir.SplitHostDevice (split_host_device.c), GPU targets only */
 Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx);
 

@@ -40,11 +40,11 @@ static void test_lower_thread_allreduce_warp(void) {
   CHECK(!strstr(text, "tvm_thread_allreduce") && !strstr(text, "reduce_scope"));
   CHECK(strstr(text, "mask[0] = @tir.tvm_warp_activemask(dtype=uint32)\n"));
   CHECK(strstr(text, "red_buf0[0] = G[tx]\n"));
-  CHECK(strstr(text, "t0[0] = @tir.tvm_warp_shuffle_down(mask[0], red_buf0[0], 16, 32, "
+  CHECK(strstr(text, "t0[0] = @tir.tvm_warp_shuffle_down(mask[0], red_buf0[0], 16, 32, 32, "
                      "dtype=float32)\n"));
-  CHECK(strstr(text, "t0[0] = @tir.tvm_warp_shuffle_down(mask[0], red_buf0[0], 1, 32, "
+  CHECK(strstr(text, "t0[0] = @tir.tvm_warp_shuffle_down(mask[0], red_buf0[0], 1, 32, 32, "
                      "dtype=float32)\n"));
-  CHECK(strstr(text, "red_buf0[0] = @tir.tvm_warp_shuffle(mask[0], red_buf0[0], 0, 32, "
+  CHECK(strstr(text, "red_buf0[0] = @tir.tvm_warp_shuffle(mask[0], red_buf0[0], 0, 32, 32, "
                      "dtype=float32)\n"));
   CHECK(strstr(text, "temp[0] = red_buf0[0]\n"));
   CHECK(!strstr(text, "tvm_storage_sync")); /* one warp: no shared memory, no barrier */
