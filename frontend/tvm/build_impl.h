@@ -67,6 +67,21 @@ Value *bi_module_call(Interp *I, Value *self, CallArgs *args);
 /* A shape expression's value once the call's shape variables are bound; false when it has
  * anything else (module_args.c). */
 bool bi_module_eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out);
+/* Variables a cuda module's host function binds (loop and let variables, module_cuda.c),
+ * innermost last. */
+typedef struct HostEnv {
+  const Var **vars;
+  int64_t *vals;
+  int n, cap;
+} HostEnv;
+/* bi_module_eval_shape with env's variables bound too (before the shape variables), and
+ * comparisons and logic (1 true, 0 false) as well: a host condition's value. */
+bool bi_module_eval(const Built *m, const Binding *bd, const HostEnv *env, const Expr *e,
+                    int64_t *out);
+/* The value of v bound in env (the innermost binding) or as a shape variable; false when
+ * neither binds it. */
+bool bi_module_var_value(const Built *m, const Binding *bd, const HostEnv *env, const Var *v,
+                         int64_t *out);
 /* Shape variable v's index in m->shape, or -1. */
 int bi_module_shape_index(const Built *m, const Var *v);
 

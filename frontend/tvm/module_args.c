@@ -19,29 +19,55 @@ int bi_module_shape_index(const Built *m, const Var *v) {
   return -1;
 }
 
-/* A shape expression's value once its variables are bound; false when it has something else. */
-bool bi_module_eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out) {
+bool bi_module_var_value(const Built *m, const Binding *bd, const HostEnv *env, const Var *v,
+                   int64_t *out) {
+  for (int i = env ? env->n - 1 : -1; i >= 0; i--)
+    if (env->vars[i] == v) return *out = env->vals[i], true;
+  int k = bi_module_shape_index(m, v);
+  return k >= 0 && bd->set[k] ? (*out = bd->vals[k], true) : false;
+}
+
+/* An integer or boolean expression's value once its variables are bound; false when it has
+ * something else. */
+bool bi_module_eval(const Built *m, const Binding *bd, const HostEnv *env, const Expr *e,
+                    int64_t *out) {
   int64_t a, b;
   if (e->kind == EXPR_INT) return *out = e->u.ival, true;
-  if (e->kind == EXPR_VAR) {
-    int k = bi_module_shape_index(m, e->u.var);
-    return k >= 0 && bd->set[k] ? (*out = bd->vals[k], true) : false;
-  }
+  if (e->kind == EXPR_VAR) return bi_module_var_value(m, bd, env, e->u.var, out);
   if (e->kind == EXPR_CAST)
-    return dt_is_int(e->dtype) && bi_module_eval_shape(m, bd, e->u.unary.a, out);
-  if (e->kind < EXPR_ADD || e->kind > EXPR_MAX) return false;
-  if (!bi_module_eval_shape(m, bd, e->u.bin.a, &a) || !bi_module_eval_shape(m, bd, e->u.bin.b, &b))
+    return dt_is_int(e->dtype) && bi_module_eval(m, bd, env, e->u.unary.a, out);
+  if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.likely") == 0 && e->u.call.n == 1)
+    return bi_module_eval(m, bd, env, e->u.call.args[0], out);
+  if (e->kind == EXPR_NOT)
+    return bi_module_eval(m, bd, env, e->u.unary.a, &a) && (*out = !a, true);
+  if (e->kind < EXPR_ADD || e->kind > EXPR_OR) return false;
+  if (!bi_module_eval(m, bd, env, e->u.bin.a, &a) || !bi_module_eval(m, bd, env, e->u.bin.b, &b))
     return false;
-  if (e->kind == EXPR_ADD) return !__builtin_add_overflow(a, b, out);
-  if (e->kind == EXPR_SUB) return !__builtin_sub_overflow(a, b, out);
-  if (e->kind == EXPR_MUL) return !__builtin_mul_overflow(a, b, out);
-  if (e->kind == EXPR_MIN) return *out = a < b ? a : b, true;
-  if (e->kind == EXPR_MAX) return *out = a > b ? a : b, true;
+  switch (e->kind) {
+  case EXPR_ADD: return !__builtin_add_overflow(a, b, out);
+  case EXPR_SUB: return !__builtin_sub_overflow(a, b, out);
+  case EXPR_MUL: return !__builtin_mul_overflow(a, b, out);
+  case EXPR_MIN: return *out = a < b ? a : b, true;
+  case EXPR_MAX: return *out = a > b ? a : b, true;
+  case EXPR_EQ: return *out = a == b, true;
+  case EXPR_NE: return *out = a != b, true;
+  case EXPR_LT: return *out = a < b, true;
+  case EXPR_LE: return *out = a <= b, true;
+  case EXPR_GT: return *out = a > b, true;
+  case EXPR_GE: return *out = a >= b, true;
+  case EXPR_AND: return *out = a && b, true;
+  case EXPR_OR: return *out = a || b, true;
+  default: break;
+  }
   if (b == 0 || (a == INT64_MIN && b == -1)) return false;
   if (e->kind == EXPR_DIV) return *out = a / b, true;
   if (e->kind == EXPR_MOD) return *out = a % b, true;
   int64_t q = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
   return *out = e->kind == EXPR_FLOORDIV ? q : a - q * b, true;
+}
+
+bool bi_module_eval_shape(const Built *m, const Binding *bd, const Expr *e, int64_t *out) {
+  return bi_module_eval(m, bd, NULL, e, out);
 }
 
 static void print_shape(StrBuf *b, int n, Expr *const *shape, const int64_t *dims) {
