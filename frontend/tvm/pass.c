@@ -435,9 +435,11 @@ LoweredFunc *bi_pass_gpu_passes(Interp *I, Arena *a, const LoweredFunc *f) {
                       .warn_user = I,
                       .dump = h->dump,
                       .dump_user = h->dump_user};
+  /* every pass here is a GPU pass run by tvm.build: its refusals are BuildErrors, as when the
+   * build lowers the schedule itself */
   Diag d = DIAG_INIT;
   LoweredFunc *g = lower_gpu_passes(a, f, &opt, &d);
-  if (!g) return bi_raise_diag(I, EXC_LowerError, &d), NULL;
+  if (!g) return bi_raise_diag(I, EXC_BuildError, &d), NULL;
   return g;
 }
 
