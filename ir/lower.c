@@ -149,12 +149,29 @@ static bool is_disabled(const LowerOptions *opt, const char *pass) {
   return false;
 }
 
+/* The context the passes of f share: its arguments' buffers, the options, the diagnostics. */
+static PassCtx pass_ctx(Arena *a, const LoweredFunc *f, const LowerOptions *opt, bool gpu,
+                        Diag *d) {
+  return (PassCtx){.arena = a,
+                   .nbinds = f->nparams,
+                   .bind_tensors = f->param_tensors,
+                   .bind_buffers = f->params,
+                   .gpu = gpu,
+                   .noptions = opt->noptions,
+                   .options = opt->options,
+                   .diag = d,
+                   .warn = opt->warn,
+                   .warn_user = opt->warn_user,
+                   .func_name = f->name};
+}
+
 /* The passes of the table, in order; false with ctx->diag set when one fails or, with `each`,
- * leaves malformed IR. *flattened: tir.StorageFlatten has run; *last: the last pass run. */
+ * leaves malformed IR; gpu_only: the GPU passes alone (a function lowered without them).
+ * *flattened: tir.StorageFlatten has run; *last: the last pass run. */
 static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool each,
-                       bool *flattened, const char **last) {
+                       bool gpu_only, bool *flattened, const char **last) {
   for (int i = 0; i < NPASSES; i++) {
-    if (lowering[i].when == RUN_ON_GPU && !opt->gpu) continue;
+    if (lowering[i].when == RUN_ON_GPU ? !ctx->gpu : gpu_only) continue;
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);
@@ -192,23 +209,13 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
     f->param_tensors[i] = args[i];
     f->params[i] = param_buffer(a, args[i]);
   }
-  PassCtx ctx = {.arena = a,
-                 .nbinds = nargs,
-                 .bind_tensors = f->param_tensors,
-                 .bind_buffers = f->params,
-                 .gpu = opt->gpu,
-                 .noptions = opt->noptions,
-                 .options = opt->options,
-                 .diag = d,
-                 .warn = opt->warn,
-                 .warn_user = opt->warn_user,
-                 .func_name = f->name};
+  PassCtx ctx = pass_ctx(a, f, opt, opt->gpu, d);
   bool flattened = false;
   const char *last = "schedule_ops";
   if (!shallow_enough(body, d)) return NULL;
   find_free_vars(s, a, body, &ctx);
   if (each && !check_ir(body, &ctx, flattened, "schedule_ops")) return NULL;
-  if (!run_passes(opt, &ctx, &body, each, &flattened, &last)) return NULL;
+  if (!run_passes(opt, &ctx, &body, each, false, &flattened, &last)) return NULL;
   if (!each && !check_ir(body, &ctx, flattened, last)) return *bad_ir = true, NULL;
   f->body = body;
   f->thread_synced = opt->gpu && !is_disabled(opt, "tir.ThreadSync");
@@ -221,25 +228,10 @@ LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions
                               Diag *d) {
   LoweredFunc *g = arena_alloc(a, sizeof *g);
   *g = *f;
-  PassCtx ctx = {.arena = a,
-                 .nbinds = f->nparams,
-                 .bind_tensors = f->param_tensors,
-                 .bind_buffers = f->params,
-                 .gpu = true,
-                 .noptions = opt->noptions,
-                 .options = opt->options,
-                 .diag = d,
-                 .warn = opt->warn,
-                 .warn_user = opt->warn_user,
-                 .func_name = f->name};
-  for (int i = 0; i < NPASSES; i++) {
-    if (lowering[i].when != RUN_ON_GPU || is_disabled(opt, lowering[i].name)) continue;
-    if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
-    Stmt *next = lowering[i].run(g->body, &ctx);
-    if (diag_failed(d)) return NULL;
-    after(opt, lowering[i].name, next, next != g->body, &ctx);
-    g->body = next;
-  }
+  PassCtx ctx = pass_ctx(a, f, opt, true, d);
+  bool flattened = true;
+  const char *last = NULL;
+  if (!run_passes(opt, &ctx, &g->body, false, true, &flattened, &last)) return NULL;
   g->thread_synced = !is_disabled(opt, "tir.ThreadSync");
   g->ndevice = ctx.ndevice;
   g->device = ctx.device;
