@@ -20,7 +20,7 @@ NDArray *bi_ndarray_of(Value *v) {
 
 static bool is_scalar(Value *v) { return v->u.obj.cls != &bi_ndarray_class; }
 
-static Value *shape_tuple(const NDArray *a) {
+Value *bi_np_shape_tuple(const NDArray *a) {
   Value *t = val_tuple_new(a->ndim);
   for (int i = 0; i < a->ndim; i++) val_seq_set_take(t, i, val_int(a->shape[i]));
   return t;
@@ -41,7 +41,7 @@ static Value *device_value(Interp *I, const NDArray *a) {
   return val_cstr(buf);
 }
 
-static Value *array_shape(Interp *I, Value *self) { return shape_tuple(arr(self)); }
+static Value *array_shape(Interp *I, Value *self) { return bi_np_shape_tuple(arr(self)); }
 static Value *array_dtype(Interp *I, Value *self) { return bi_np_dtype_value(arr(self)->dtype); }
 static Value *array_ndim(Interp *I, Value *self) { return val_int(arr(self)->ndim); }
 static Value *array_size(Interp *I, Value *self) { return val_int(arr(self)->size); }

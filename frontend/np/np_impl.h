@@ -27,6 +27,7 @@
  * compare equal to each other and to the dtype's name. */
 extern const ObjClass bi_np_dtype_class, bi_np_scalar_type_class;
 Value *bi_np_dtype_value(DType t);       /* a.dtype */
+Value *bi_np_shape_tuple(const NDArray *a); /* a.shape: a tuple of ints */
 Value *bi_np_scalar_type_value(DType t); /* np.float32 */
 /* An element dtype of SPEC §6: bool, int8..int64, uint8..uint64, float16..float64. */
 bool bi_np_dtype_ok(DType t);

@@ -131,12 +131,7 @@ void bi_nd_set_np_hooks(void) { bi_np_set_device_hooks(&np_hooks); }
 
 /* ---- the class ---- */
 
-static Value *p_shape(Interp *I, Value *self) {
-  const NDArray *a = dev_arr(self);
-  Value *t = val_tuple_new(a->ndim);
-  for (int i = 0; i < a->ndim; i++) val_seq_set_take(t, i, val_int(a->shape[i]));
-  return t;
-}
+static Value *p_shape(Interp *I, Value *self) { return bi_np_shape_tuple(dev_arr(self)); }
 static Value *p_dtype(Interp *I, Value *self) { return bi_np_dtype_value(dev_arr(self)->dtype); }
 static Value *p_ndim(Interp *I, Value *self) { return val_int(dev_arr(self)->ndim); }
 static Value *p_size(Interp *I, Value *self) { return val_int(dev_arr(self)->size); }
