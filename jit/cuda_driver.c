@@ -16,17 +16,6 @@
 #include "ir/strbuf.h"
 #include "ir/support.h"
 
-enum {                                       /* CUdevice_attribute */
-       ATTR_MAX_THREADS_PER_BLOCK = 1,       /* CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
-       ATTR_MAX_BLOCK_DIM_X = 2,             /* ..._MAX_BLOCK_DIM_X; Y and Z follow */
-       ATTR_MAX_GRID_DIM_X = 5,              /* ..._MAX_GRID_DIM_X; Y and Z follow */
-       ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8, /* ..._MAX_SHARED_MEMORY_PER_BLOCK */
-       ATTR_WARP_SIZE = 10,                  /* ..._WARP_SIZE */
-       ATTR_MULTIPROCESSOR_COUNT = 16,       /* ..._MULTIPROCESSOR_COUNT */
-       ATTR_CC_MAJOR = 75,                   /* ..._COMPUTE_CAPABILITY_MAJOR */
-       ATTR_CC_MINOR = 76,                   /* ..._COMPUTE_CAPABILITY_MINOR */
-       ATTR_MAX_SHARED_MEMORY_OPTIN = 97
-};                               /* ..._MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
 enum {                           /* CUjit_option */
        JIT_ERROR_LOG_BUFFER = 5, /* CU_JIT_ERROR_LOG_BUFFER */
        JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
@@ -130,8 +119,8 @@ bool cuda_device_attribute(int id, int attr, int *value) {
 }
 
 bool cuda_compute_capability(int id, int *major, int *minor) {
-  return cuda_device_attribute(id, ATTR_CC_MAJOR, major) &&
-         cuda_device_attribute(id, ATTR_CC_MINOR, minor);
+  return cuda_device_attribute(id, CUDA_ATTR_CC_MAJOR, major) &&
+         cuda_device_attribute(id, CUDA_ATTR_CC_MINOR, minor);
 }
 
 /* ---- errors ---- */
@@ -213,23 +202,23 @@ bool cuda_device_limits(int id, CudaLimits *out, Diag *d) {
   if (r != 0) return failed(d, r, "cuDeviceGet", "opening cuda(%d)", id);
   CudaLimits l;
   static const char *const axis[3] = {"x", "y", "z"};
-  bool ok = attribute(id, dev, ATTR_MAX_THREADS_PER_BLOCK, "max threads per block",
+  bool ok = attribute(id, dev, CUDA_ATTR_MAX_THREADS_PER_BLOCK, "max threads per block",
                       &l.max_threads_per_block, d) &&
-            attribute(id, dev, ATTR_MAX_SHARED_MEMORY_PER_BLOCK, "max shared memory per block",
+            attribute(id, dev, CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK, "max shared memory per block",
                       &l.max_shared_memory_per_block, d) &&
-            attribute(id, dev, ATTR_MAX_SHARED_MEMORY_OPTIN, "opt-in shared memory per block",
+            attribute(id, dev, CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "opt-in shared memory per block",
                       &l.max_shared_memory_per_block_optin, d) &&
-            attribute(id, dev, ATTR_WARP_SIZE, "warp size", &l.warp_size, d) &&
-            attribute(id, dev, ATTR_MULTIPROCESSOR_COUNT, "multiprocessor count",
+            attribute(id, dev, CUDA_ATTR_WARP_SIZE, "warp size", &l.warp_size, d) &&
+            attribute(id, dev, CUDA_ATTR_MULTIPROCESSOR_COUNT, "multiprocessor count",
                       &l.multi_processor_count, d) &&
-            attribute(id, dev, ATTR_CC_MAJOR, "compute capability", &l.cc_major, d) &&
-            attribute(id, dev, ATTR_CC_MINOR, "compute capability", &l.cc_minor, d);
+            attribute(id, dev, CUDA_ATTR_CC_MAJOR, "compute capability", &l.cc_major, d) &&
+            attribute(id, dev, CUDA_ATTR_CC_MINOR, "compute capability", &l.cc_minor, d);
   for (int i = 0; ok && i < 3; i++) {
     char what[32];
     snprintf(what, sizeof what, "max block extent in %s", axis[i]);
-    ok = attribute(id, dev, ATTR_MAX_BLOCK_DIM_X + i, what, &l.max_block[i], d);
+    ok = attribute(id, dev, CUDA_ATTR_MAX_BLOCK_DIM_X + i, what, &l.max_block[i], d);
     snprintf(what, sizeof what, "max grid extent in %s", axis[i]);
-    ok = ok && attribute(id, dev, ATTR_MAX_GRID_DIM_X + i, what, &l.max_grid[i], d);
+    ok = ok && attribute(id, dev, CUDA_ATTR_MAX_GRID_DIM_X + i, what, &l.max_grid[i], d);
   }
   if (!ok) return false;
   limits[id] = l;

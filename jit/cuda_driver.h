@@ -29,11 +29,16 @@ const char *cuda_driver_error(void);
 /* Whether CUDA device `id` exists. */
 bool cuda_device_exists(int id);
 
-/* CU_DEVICE_ATTRIBUTE_* numbers of cuda_device_attribute's queries (cuda.h's values). */
+/* CU_DEVICE_ATTRIBUTE_* numbers (CUdevice_attribute, cuda.h's values) of the queries tes makes. */
 enum {
   CUDA_ATTR_MAX_THREADS_PER_BLOCK = 1,
+  CUDA_ATTR_MAX_BLOCK_DIM_X = 2, /* Y and Z follow */
+  CUDA_ATTR_MAX_GRID_DIM_X = 5,  /* Y and Z follow */
   CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
   CUDA_ATTR_WARP_SIZE = 10,
+  CUDA_ATTR_MULTIPROCESSOR_COUNT = 16,
+  CUDA_ATTR_CC_MAJOR = 75, /* COMPUTE_CAPABILITY_MAJOR */
+  CUDA_ATTR_CC_MINOR = 76,
   CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 

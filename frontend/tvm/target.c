@@ -123,29 +123,35 @@ void bi_target_cuda_arch(const char *text, char *out, size_t size) {
   free(a);
 }
 
-/* The target's -name=N option, else device attribute attr (when attr > 0 and there is a
- * device), else dflt; *from says which. */
-static int64_t cuda_limit(const char *text, const char *name, int attr, int64_t dflt,
+/* The target's -name=N option, else the device's value dev (0: no device), else dflt; *from
+ * says which. */
+static int64_t cuda_limit(const char *text, const char *name, int dev, int64_t dflt,
                           const char **from) {
   char *v = target_option(text, name), *end = NULL;
   long long n = v ? strtoll(v, &end, 10) : 0;
   bool given = v && end != v && *end == 0 && n > 0;
   free(v);
-  int dev;
   if (given) return *from = "the target's option", n;
-  if (attr > 0 && cuda_device_attribute(0, attr, &dev) && dev > 0)
-    return *from = "the device", dev;
+  if (dev > 0) return *from = "the device", dev;
   return *from = "the cuda target's default", dflt;
 }
 
+/* The first CUDA device's limits; all 0 where there is none (or the driver cannot say). */
+static CudaLimits device0_limits(void) {
+  CudaLimits l = {0};
+  Diag d = DIAG_INIT;
+  if (cuda_device_count() > 0 && !cuda_device_limits(0, &l, &d)) l = (CudaLimits){0};
+  return l;
+}
+
 void bi_target_cuda_limits(const char *text, GpuLimits *lim) {
+  CudaLimits dev = device0_limits();
   /* Kernels declare shared memory statically (__shared__ arrays), for which CUDA's limit is the
    * device's 48 KiB whatever its opt-in maximum (that one is for dynamic shared memory). */
-  lim->max_threads = cuda_limit(text, "max_num_threads", CUDA_ATTR_MAX_THREADS_PER_BLOCK, 1024,
+  lim->max_threads = cuda_limit(text, "max_num_threads", dev.max_threads_per_block, 1024,
                                 &lim->max_threads_from);
-  lim->max_shared =
-      cuda_limit(text, "max_shared_memory_per_block", CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
-                 48 * 1024, &lim->max_shared_from);
+  lim->max_shared = cuda_limit(text, "max_shared_memory_per_block",
+                               dev.max_shared_memory_per_block, 48 * 1024, &lim->max_shared_from);
   lim->max_local = CUDA_MAX_LOCAL_BYTES;
 }
 
@@ -163,24 +169,24 @@ static Value *target_arch(Interp *I, Value *self) {
 }
 
 /* A GPU target's limit; AttributeError for other kinds, which have none (as in TVM). */
-static Value *gpu_limit(Interp *I, Value *self, const char *name, int attr, int64_t dflt) {
+static Value *gpu_limit(Interp *I, Value *self, const char *name, int dev, int64_t dflt) {
   const char *text = target_text(self);
   if (!is_gpu(text))
     return interp_raise(I, EXC_AttributeError, "target '%s' has no attribute '%s' (only GPU "
                         "targets do)", text, name);
   const char *from;
-  return val_int(cuda_limit(text, name, attr, dflt, &from));
+  return val_int(cuda_limit(text, name, dev, dflt, &from));
 }
 
 static Value *target_max_num_threads(Interp *I, Value *self) {
-  return gpu_limit(I, self, "max_num_threads", CUDA_ATTR_MAX_THREADS_PER_BLOCK, 1024);
+  return gpu_limit(I, self, "max_num_threads", device0_limits().max_threads_per_block, 1024);
 }
 static Value *target_thread_warp_size(Interp *I, Value *self) {
-  return gpu_limit(I, self, "thread_warp_size", CUDA_ATTR_WARP_SIZE, 32);
+  return gpu_limit(I, self, "thread_warp_size", device0_limits().warp_size, 32);
 }
 static Value *target_max_shared(Interp *I, Value *self) {
-  return gpu_limit(I, self, "max_shared_memory_per_block", CUDA_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
-                   48 * 1024);
+  return gpu_limit(I, self, "max_shared_memory_per_block",
+                   device0_limits().max_shared_memory_per_block, 48 * 1024);
 }
 static Value *target_model(Interp *I, Value *self) {
   return target_option_value(self, "model", "unknown");
