@@ -7,6 +7,7 @@
  * Devices: ordinal i is handle 100 + i; device 0 has compute capability 8.6, the others 7.0;
  * every device has the limits of attribute() below. The environment picks the rest:
  *   FAKE_CUDA_DEVICES     how many devices (default 2)
+ *   FAKE_CUDA_MAX_THREADS, FAKE_CUDA_MAX_SHARED   device 0's threads and shared memory a block
  *   FAKE_CUDA_INIT        cuInit's result; FAKE_CUDA_COUNT_ERROR cuDeviceGetCount's
  *   FAKE_CUDA_FAIL=NAME:CODE   entry point NAME returns CODE (a CUresult) every time
  *   FAKE_CUDA_LOG=PATH    appends one line per allocation, copy, module, launch and sync, and
@@ -87,12 +88,12 @@ int cuDeviceGet(int *dev, int ordinal) {
 /* Plausible limits of a recent GPU, by CUdevice_attribute number. */
 static int attribute(int attr, int dev) {
   switch (attr) {
-  case 1: return dev == 100 ? 1024 : 512; /* MAX_THREADS_PER_BLOCK */
+  case 1: return dev == 100 ? env_int("FAKE_CUDA_MAX_THREADS", 1024) : 512; /* MAX_THREADS_PER_BLOCK */
   case 2: case 3: return 1024;       /* MAX_BLOCK_DIM_X, Y */
   case 4: return 64;                 /* MAX_BLOCK_DIM_Z */
   case 5: return 2147483647;         /* MAX_GRID_DIM_X */
   case 6: case 7: return 65535;      /* MAX_GRID_DIM_Y, Z */
-  case 8: return 49152;              /* MAX_SHARED_MEMORY_PER_BLOCK */
+  case 8: return env_int("FAKE_CUDA_MAX_SHARED", 49152); /* MAX_SHARED_MEMORY_PER_BLOCK */
   case 10: return 32;                /* WARP_SIZE */
   case 16: return 4;                 /* MULTIPROCESSOR_COUNT */
   case 75: return dev == 100 ? 8 : 7; /* COMPUTE_CAPABILITY_MAJOR */
