@@ -42,6 +42,18 @@ static void test_analyzer_split_forms(void) {
   CHECK_SIMP("(((i*4) + 4) - (i*4))", "4");
   CHECK_SIMP("(((m*4) + n) - 2)", "(((m*4) + n) - 2)");
   CHECK_SIMP("((n - 2) + (m*4))", "(((m*4) + n) - 2)");
+  /* seeds/000, schedule_reduce: a[ax0, ax1, ax2] and b[ax1, ax2] of the fused, split reduce
+   * axis s = k.inner + k.outer*1024 fold back to s and floormod(s, 100) */
+  bind("k.outer", 0, 10);
+  bind("tx", 0, 1024);
+  CHECK_SIMP("(((floordiv(floordiv((tx + (k.outer*1024)), 10), 10)*100) + "
+             "(floormod(floordiv((tx + (k.outer*1024)), 10), 10)*10)) + "
+             "floormod((tx + (k.outer*1024)), 10))",
+             "((k.outer*1024) + tx)");
+  CHECK_SIMP("((floormod(floordiv((tx + (k.outer*1024)), 10), 10)*10) + "
+             "floormod((tx + (k.outer*1024)), 10))",
+             "floormod(((k.outer*1024) + tx), 100)");
+  CHECK_SIMP("floormod(((k.outer*1024) + tx), 100)", "floormod(((k.outer*1024) + tx), 100)");
 }
 
 static void test_analyzer_likely(void) {

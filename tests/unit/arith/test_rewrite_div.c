@@ -141,10 +141,12 @@ static void test_rewrite_div_floormod(void) {
   CHECK_REWRITE("floormod((x*10), 2)", "0");
   CHECK_REWRITE("floormod((x*9600), 6400)", "floormod((x*3200), 6400)");
   CHECK_REWRITE("floormod(((x*10) + y), 2)", "floormod(y, 2)");
-  CHECK_REWRITE("floormod(((x*360) + y), 16)", "floormod(((x*8) + y), 16)");
+  CHECK_REWRITE("floormod(((x*360) + y), 16)", "floormod(((x*360) + y), 16)");
+  CHECK_REWRITE("floormod(((x*1024) + y), 100)", "floormod(((x*1024) + y), 100)");
   CHECK_REWRITE("floormod((x + 10), 2)", "floormod(x, 2)");
   CHECK_REWRITE("floormod((x + (y*10)), 2)", "floormod(x, 2)");
-  CHECK_REWRITE("floormod((x + (y*360)), 16)", "floormod((x + (y*8)), 16)");
+  CHECK_REWRITE("floormod((x + (y*360)), 16)", "floormod((x + (y*360)), 16)");
+  CHECK_REWRITE("floormod((x + (y*32)), 16)", "floormod(x, 16)");
   CHECK_REWRITE("floormod(((((x*10) + 1) + (y*2)) + 2), 2)", "1");
   CHECK_REWRITE("floormod((x*-10), 2)", "0");
   CHECK_REWRITE("floormod(((x*-10) + y), 2)", "floormod(y, 2)");
