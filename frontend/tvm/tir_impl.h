@@ -1,6 +1,6 @@
 /* tir_impl.h: what the tvm.tir statement files share with the package tables (te.c,
  * packages.c): the Stmt class, the rows of tvm.tir's call and statement functions
- * (tir_stmt.c). Private to frontend/tvm. */
+ * (tir_stmt.c) and the tvm.tir.ir_builder module (tir_builder.c). Private to frontend/tvm. */
 #ifndef TES_TVM_TIR_IMPL_H
 #define TES_TVM_TIR_IMPL_H
 
@@ -18,6 +18,9 @@ Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);
 Value *bi_tir_stmt_seq(Interp *I, Value *self, Value **a);
+
+/* tvm.tir.ir_builder (tir_builder.c). */
+extern const Builtin bi_tir_builder_funcs[];
 
 #define BI_TIR_STMT_ROWS                                                                      \
   {"call_intrin", bi_tir_call_intrin, 2, PARAMS("dtype", "func_name", "*args"),               \
