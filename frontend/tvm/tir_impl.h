@@ -15,12 +15,16 @@ Expr *bi_tir_call_arg(Interp *I, Value *v, const char *what);
 Value *bi_tir_call_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a);
+Value *bi_tir_call_llvm_intrin(Interp *I, Value *self, Value **a);
+Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);
 Value *bi_tir_stmt_seq(Interp *I, Value *self, Value **a);
 
 /* tvm.tir.ir_builder (tir_builder.c). */
 extern const Builtin bi_tir_builder_funcs[];
+/* tvm.contrib.clang (contrib_clang.c): create_llvm, for pragma "import_llvm". */
+extern const Builtin bi_contrib_clang_funcs[];
 
 #define BI_TIR_STMT_ROWS                                                                      \
   {"call_intrin", bi_tir_call_intrin, 2, PARAMS("dtype", "func_name", "*args"),               \
@@ -31,6 +35,12 @@ extern const Builtin bi_tir_builder_funcs[];
   {"call_pure_extern", bi_tir_call_pure_extern, 2, PARAMS("dtype", "func_name", "*args"),     \
    "call_pure_extern(dtype, func_name, *args) -> PrimExpr: a call of a C function without "   \
    "side effects"},                                                                           \
+  {"call_llvm_intrin", bi_tir_call_llvm_intrin, 2, PARAMS("dtype", "name", "*args"),         \
+   "call_llvm_intrin(dtype, name, *args) -> PrimExpr: a call of the LLVM intrinsic name "     \
+   "('llvm.x86.avx512.vpdpbusd.512')"},                                                       \
+  {"call_llvm_pure_intrin", bi_tir_call_llvm_pure_intrin, 2, PARAMS("dtype", "name", "*args"), \
+   "call_llvm_pure_intrin(dtype, name, *args) -> PrimExpr: a call of the LLVM intrinsic "     \
+   "name without side effects"},                                                              \
   {"Evaluate", bi_tir_evaluate, 1, PARAMS("value"),                                           \
    "Evaluate(value) -> Stmt: an expression evaluated for its effect"},                        \
   {"SeqStmt", bi_tir_seq_stmt, 1, PARAMS("seq"),                                              \
