@@ -1,7 +1,7 @@
 /* codegen_llvm_call.c: calls of LLVM intrinsics by name (@tir.call_llvm_intrin and
  * @tir.call_llvm_pure_intrin, what tvm.tir.call_llvm_intrin builds: the intrinsic's name
  * first, then TVM's optional count of signature arguments as a uint32, then the operands),
- * tir.reinterpret, and LLVM IR text linked into the module (the "pragma_import_llvm"
+ * tir.reinterpret, @tir.tvm_call_packed (the runtime's rt_call_packed), and LLVM IR text linked into the module (the "pragma_import_llvm"
  * attribute, s[C].pragma(axis, "import_llvm", text)). */
 #include <stdlib.h>
 #include <string.h>
@@ -157,13 +157,80 @@ static LLVMValueRef reinterpret(Cg *cg, const Expr *e) {
   return LLVMBuildBitCast(cg->b, v, cg_type(cg, t), "");
 }
 
+/* ---- call_packed ---- */
+
+/* Argument i's 8 bytes and its code (codegen_llvm.h's CG_LLVM_ARG_*). */
+static LLVMValueRef packed_arg(Cg *cg, const Expr *x, int *code) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+  if (x->kind == EXPR_STR) {
+    *code = CG_LLVM_ARG_STR;
+    return LLVMBuildPtrToInt(cg->b, LLVMBuildGlobalStringPtr(cg->b, x->u.str, ""), i64, "");
+  }
+  LLVMValueRef v = cg_expr(cg, x);
+  DType t = x->dtype;
+  if (t.code == DT_HANDLE) return *code = CG_LLVM_ARG_HANDLE, LLVMBuildPtrToInt(cg->b, v, i64, "");
+  if (dt_is_float(t)) {
+    *code = CG_LLVM_ARG_FLOAT;
+    v = cg_convert(cg, v, t, DT_F64);
+    return LLVMBuildBitCast(cg->b, v, i64, "");
+  }
+  *code = CG_LLVM_ARG_INT;
+  return cg_to_i64(cg, v, t);
+}
+
+/* @tir.tvm_call_packed("name", args...): rt_call_packed, returning its code when it fails. */
+static LLVMValueRef call_packed(Cg *cg, const Expr *e) {
+  Expr *const *a = e->u.call.args;
+  int n = e->u.call.n - 1;
+  if (n < 0 || a[0]->kind != EXPR_STR || e->dtype.lanes > 1) {
+    ir_error(cg->diag, "@tir.tvm_call_packed needs the function's name first and a scalar dtype");
+    return poison(cg, e);
+  }
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMValueRef vals = cg_entry_alloca(cg, i64, (unsigned)(n ? n : 1), 8);
+  LLVMValueRef codes = cg_entry_alloca(cg, i32, (unsigned)(n ? n : 1), 4);
+  LLVMValueRef ret = cg_entry_alloca(cg, i64, 1, 8);
+  for (int i = 0; i < n; i++) {
+    if (a[1 + i]->dtype.lanes > 1) {
+      ir_error(cg->diag, "not supported yet: a vector argument of @tir.tvm_call_packed(\"%s\")",
+               a[0]->u.str);
+      return poison(cg, e);
+    }
+    int code;
+    LLVMValueRef v = packed_arg(cg, a[1 + i], &code);
+    LLVMValueRef idx = LLVMConstInt(i64, (unsigned long long)i, 0);
+    LLVMBuildStore(cg->b, v, LLVMBuildGEP2(cg->b, i64, vals, &idx, 1, ""));
+    LLVMBuildStore(cg->b, LLVMConstInt(i32, (unsigned long long)code, 0),
+                   LLVMBuildGEP2(cg->b, i32, codes, &idx, 1, ""));
+  }
+  LLVMTypeRef params[5] = {ptr, ptr, ptr, i32, ptr};
+  LLVMValueRef args[5] = {LLVMBuildGlobalStringPtr(cg->b, a[0]->u.str, ""), vals, codes,
+                          LLVMConstInt(i32, (unsigned long long)n, 0), ret};
+  LLVMValueRef rc =
+      cg_call_named(cg, "rt_call_packed", LLVMFunctionType(i32, params, 5, 0), args, 5);
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "packed.fail");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "packed.ok");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, rc, LLVMConstInt(i32, 0, 0), ""), fail,
+                  ok);
+  LLVMPositionBuilderAtEnd(cg->b, fail);
+  cg_return_code(cg, rc);
+  LLVMPositionBuilderAtEnd(cg->b, ok);
+  LLVMValueRef bits = LLVMBuildLoad2(cg->b, i64, ret, "");
+  if (dt_is_float(e->dtype))
+    return cg_convert(cg, LLVMBuildBitCast(cg->b, bits, cg_type(cg, DT_F64), ""), DT_F64, e->dtype);
+  if (e->dtype.code == DT_HANDLE) return LLVMBuildIntToPtr(cg->b, bits, cg_type(cg, e->dtype), "");
+  return cg_convert(cg, bits, DT_I64, e->dtype);
+}
+
 bool cg_call_llvm(Cg *cg, const Expr *e, LLVMValueRef *out) {
   const char *op = e->u.call.op;
   if (strcmp(op, "tir.call_llvm_intrin") == 0 || strcmp(op, "tir.call_llvm_pure_intrin") == 0)
     *out = llvm_intrin(cg, e);
   else if (strcmp(op, "tir.reinterpret") == 0)
     *out = reinterpret(cg, e);
-
+  else if (strcmp(op, "tir.tvm_call_packed") == 0)
+    *out = call_packed(cg, e);
   else
     return false;
   return true;
