@@ -9,6 +9,7 @@
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tir.h"
+#include "frontend/tvm/tir_impl.h"
 
 static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
 
@@ -633,6 +634,7 @@ const Builtin bi_tir_funcs[] = {
         "Cast(dtype, value) -> PrimExpr: cast(dtype, value)"),
     ROW("Select", fn_select, 3, PARAMS("condition", "true_value", "false_value"),
         "Select(condition, true_value, false_value) -> PrimExpr: both branches evaluated"),
+    BI_TIR_STMT_ROWS
     {0},
 };
 #undef COMMON_ROWS
@@ -659,5 +661,6 @@ int bi_tir_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_expr_class);
   add_type(m, &bi_te_itervar_class);
   add_type(m, &bi_te_combiner_class);
+  add_type(m, &bi_tir_stmt_class);
   return bi_tir_buffer_init(I, m);
 }

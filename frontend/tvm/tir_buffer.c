@@ -262,6 +262,20 @@ static Value *buf_vload(Interp *I, Value *self, Value **a) {
   return bi_te_wrap_expr(ir_load(arena(I), b, lanes_index(I, idx, t.lanes), NULL));
 }
 
+static Value *buf_vstore(Interp *I, Value *self, Value **a) {
+  Buffer *b = buf_at(self);
+  Expr *idx = flat_index(I, b, a[0], "vstore");
+  Expr *v = idx ? bi_te_to_expr_as(I, a[1], b->dtype, "vstore: value") : NULL;
+  if (!v) return NULL;
+  if (v->dtype.code != b->dtype.code || v->dtype.bits != b->dtype.bits) {
+    char x[32], y[32];
+    return interp_raise(I, EXC_TypeError, "vstore: a %s value into buffer %s of %s",
+                        dt_name(v->dtype, x), b->name, dt_name(b->dtype, y));
+  }
+  Stmt *s = ir_store(arena(I), b, v, lanes_index(I, idx, v->dtype.lanes), NULL);
+  return bi_tir_wrap_stmt(s);
+}
+
 static const Builtin buffer_methods[] = {
     {"access_ptr", buf_access_ptr, 1,
      PARAMS("access_mask", "ptr_type", "content_lanes", "offset"),
@@ -270,6 +284,8 @@ static const Builtin buffer_methods[] = {
     {"vload", buf_vload, 1, PARAMS("begin", "dtype"),
      "vload(begin, dtype=None) -> PrimExpr: the element at indices begin (a vector dtype "
      "loads that many from there)"},
+    {"vstore", buf_vstore, 2, PARAMS("begin", "value"),
+     "vstore(begin, value) -> Stmt: stores value at indices begin"},
     {0},
 };
 
