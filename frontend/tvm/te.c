@@ -8,6 +8,7 @@
 
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tir.h"
 #include "frontend/tvm/tir_impl.h"
 
 static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
@@ -104,6 +105,10 @@ static int shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out
     if (!((*out)[i] = extent_arg(I, items[i], fn, i))) return -1;
   *ndim = (int)n;
   return 0;
+}
+
+int bi_te_shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out) {
+  return shape_arg(I, v, fn, ndim, out);
 }
 
 /* The integer literal of a Python int, int32 unless it needs int64. */
@@ -658,5 +663,5 @@ int bi_tir_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_itervar_class);
   add_type(m, &bi_te_combiner_class);
   add_type(m, &bi_tir_stmt_class);
-  return 0;
+  return bi_tir_buffer_init(I, m);
 }
