@@ -243,7 +243,8 @@ CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
            .b = LLVMCreateBuilderInContext(c->ctx),
            .td = LLVMGetModuleDataLayout(c->mod),
            .name = f->name,
-           .diag = d};
+           .diag = d,
+           .features = t.features};
   generate(&cg, f, &t);
   LLVMDisposeBuilder(cg.b);
   free(cg.env);

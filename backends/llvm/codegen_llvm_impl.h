@@ -47,6 +47,7 @@ typedef struct Cg {
   bool in_parallel; /* generating an outlined body: nested parallel loops run serially */
   int unrolled;     /* statements emitted by unrolling, against a code-size limit */
   Diag *diag;       /* the first error; generation goes on with placeholder values */
+  const char *features; /* the target's CPU features, "+avx2,+avx512f,..." (x86 intrinsics) */
   /* Ctrl-C polls (codegen_stmt.c): loops of the current function around the code being
    * generated that are not tiny, and real loops emitted so far. */
   int outer_big, nloops;
