@@ -506,6 +506,11 @@ static void print_attr_node(Printer *p, AttrNodeKind k, const void *node) {
     sb_printf(p->out, "meta[tir.CommReducer][%d]", i);
     return;
   }
+  case ATTR_NODE_BUFFER_BIND: {
+    const BufferBind *bb = node;
+    sb_printf(p->out, "[buffer(%s), %s]", bb->buffer->name, bb->tensor->name);
+    return;
+  }
   }
   TES_UNREACHABLE();
 }

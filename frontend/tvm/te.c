@@ -8,6 +8,7 @@
 
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tensor_intrin.h"
 #include "frontend/tvm/tir.h"
 #include "frontend/tvm/tir_impl.h"
 
@@ -655,7 +656,7 @@ int bi_te_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_placeholder_op_class);
   add_type(m, &bi_sched_schedule_class);
   add_type(m, &bi_sched_stage_class);
-  return 0;
+  return bi_tensor_intrin_init(I, m);
 }
 
 int bi_tir_module_init(Interp *I, Value *m) {
