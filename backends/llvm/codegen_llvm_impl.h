@@ -106,6 +106,9 @@ void cg_import_llvm(Cg *cg, const Expr *text);
 
 /* ---- codegen_mem.c ---- */
 LLVMValueRef cg_load(Cg *cg, const Expr *e);
+/* @tir.tvm_access_ptr(@tir.type_annotation(dtype=T), data, offset, extent, mask): the address
+ * of element `offset` of data seen as T's (Buffer.access_ptr). */
+LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e);
 void cg_store(Cg *cg, const Stmt *s);
 
 /* ---- codegen_stmt.c ---- */
