@@ -147,8 +147,9 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
                                            {"bitwise_and", "&"},
                                            {"bitwise_or", "|"},
                                            {"bitwise_xor", "^"}};
-  if (e->u.call.ckind == CALL_EXTERN || strcmp(fn, "call_extern") == 0) {
-    bool named = strcmp(fn, "call_extern") == 0 && n >= 1 && a[0]->kind == EXPR_STR;
+  bool by_name = strcmp(fn, "call_extern") == 0 || strcmp(fn, "call_pure_extern") == 0;
+  if (e->u.call.ckind == CALL_EXTERN || by_name) {
+    bool named = by_name && n >= 1 && a[0]->kind == EXPR_STR;
     cp_put(p, named ? a[0]->u.str : fn);
     return call_args(p, e, named ? 1 : 0, lane);
   }
@@ -181,6 +182,13 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
     cp_put(p, " ? ");
     expr(p, a[1], lane);
     cp_put(p, " : ");
+    expr(p, a[2], lane);
+    cp_put(p, ")");
+    return;
+  }
+  /* Buffer.access_ptr: the address of element offset of data, as T's (TVM's CodeGenC) */
+  if (strcmp(fn, "tvm_access_ptr") == 0 && n == 5 && a[1]->kind == EXPR_VAR) {
+    sb_printf(&p->out, "((%s*)%s + ", cp_type(p, a[0]->dtype), cp_name_of(p, a[1]->u.var));
     expr(p, a[2], lane);
     cp_put(p, ")");
     return;

@@ -12,6 +12,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/tir_impl.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
@@ -140,7 +141,7 @@ static Lowered *build_input(Interp *I, Value **a, const char *name, bool gpu) {
   if (!a[1] || a[1]->kind == VAL_NONE)
     return interp_raise(I, EXC_ValueError, "build: args must be given to build a schedule"), NULL;
   Value *nm = val_cstr(name);
-  Value *largs[5] = {a[0], a[1], nm, NULL, NULL};
+  Value *largs[5] = {a[0], a[1], nm, a[5], NULL};
   Value *lowered = bi_sched_lower_for(I, largs, gpu);
   val_decref(nm);
   if (!lowered) return NULL;
@@ -247,8 +248,6 @@ static Value *build_module(Interp *I, Value **a) {
   const char *name = bi_te_str_arg(I, a[4], "build", "name", "default_function");
   const char *target = name ? bi_target_text(I, a[2], "build") : NULL;
   if (!target) return NULL;
-  if (a[5] && a[5]->kind != VAL_NONE && !(a[5]->kind == VAL_DICT && dict_len(a[5]) == 0))
-    return interp_raise(I, EXC_BuildError, "not supported yet: build(binds=...)");
   if (bi_target_kind_is(target, "c")) {
     Lowered *l = build_input(I, a, name, false);
     return l ? build_c(I, l, target) : NULL;
@@ -265,8 +264,10 @@ static Value *build_module(Interp *I, Value **a) {
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
   Diag d = DIAG_INIT;
-  if (!bi_llvm && (bi_llvm = tes_llvm(&d)))
+  if (!bi_llvm && (bi_llvm = tes_llvm(&d))) {
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
+    bi_llvm->set_packed_hook(bi_packed_hook);      /* call_packed runs TES functions */
+  }
   if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
   Lowered *l = build_input(I, a, name, false);
   return l ? build_llvm(I, l, target) : NULL;

@@ -12,6 +12,8 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tensor_intrin.h"
+#include "frontend/tvm/tir.h"
 #include "ir/lower.h"
 
 /* Schedules, stages and lowered functions compare by identity, as TVM's objects do. */
@@ -384,7 +386,9 @@ static Value *st_pragma(Interp *I, Value *self, Value **a) {
   IterVar *iv = axis_arg(I, a[0], "pragma");
   const char *key = iv ? bi_te_str_arg(I, a[1], "pragma", "name", NULL) : NULL;
   Expr *value;
-  if (!key || opt_expr_arg(I, a[2], "pragma: value", &value) < 0) return NULL;
+  /* a str value is a StringImm: the LLVM IR text of "import_llvm" */
+  if (key && a[2] && a[2]->kind == VAL_STR) value = ir_str(arena(I), a[2]->u.str.s);
+  else if (!key || opt_expr_arg(I, a[2], "pragma: value", &value) < 0) return NULL;
   key = arena_strndup(arena(I), key, strlen(key)); /* the str value may go before the schedule does */
   return sched_pragma(st, iv, key, value) ? changed(I, st, "pragma") : sched_raise(I, st->sched);
 }
@@ -439,13 +443,18 @@ static Value *st_set_store_predicate(Interp *I, Value *self, Value **a) {
                                               : sched_raise(I, st->sched);
 }
 
-/* Tensor intrinsics (SPEC §12) are not there yet; the method exists so that a tutorial's
- * tensorize line says so instead of reporting a missing attribute. */
+/* The loops are matched against the intrinsic when the schedule is lowered (tensorize.c). */
 static Value *st_tensorize(Interp *I, Value *self, Value **a) {
-  return interp_raise(I, EXC_RuntimeError,
-                      "not supported yet: tensorize of stage %s (it arrives with tensor "
-                      "intrinsics, SPEC §12, or later)",
-                      stage_of(self)->op->name);
+  Stage *st = stage_of(self);
+  IterVar *iv = axis_arg(I, a[0], "tensorize");
+  if (!iv) return NULL;
+  TensorIntrin *in = bi_tensor_intrin_of(a[1]);
+  if (!in)
+    return interp_raise(I, EXC_TypeError,
+                        "tensorize: intrin must be a TensorIntrin (te.decl_tensor_intrin), not "
+                        "'%s'",
+                        val_type_name(a[1]));
+  return sched_tensorize(st, iv, in) ? changed(I, st, "tensorize") : sched_raise(I, st->sched);
 }
 
 static const Builtin stage_methods[] = {
@@ -478,7 +487,7 @@ static const Builtin stage_methods[] = {
      "set_store_predicate(pred): store this stage's cross-thread reduction only where pred "
      "holds"},
     {"tensorize", st_tensorize, 2, PARAMS("var", "tensor_intrin"),
-     "tensorize(axis, intrin): the loops below axis as one tensor intrinsic (not supported yet)"},
+     "tensorize(axis, intrin): the loops from axis inwards as a tensor intrinsic"},
     {0},
 };
 
@@ -615,6 +624,38 @@ static Tensor **tensor_args(Interp *I, Arena *a, Value *v, int *n) {
   return ts;
 }
 
+/* binds={tensor: Buffer}: each argument's buffer, NULL for a compact one; -1 with TypeError
+ * or ValueError raised. */
+static int bind_args(Interp *I, Arena *a, Value *binds, int n, Tensor **args, Buffer ***out) {
+  *out = NULL;
+  if (!binds || binds->kind == VAL_NONE) return 0;
+  if (binds->kind != VAL_DICT) {
+    interp_raise(I, EXC_TypeError, "lower: binds must be a dict of tensor: Buffer, not '%s'",
+                 val_type_name(binds));
+    return -1;
+  }
+  *out = arena_alloc(a, (size_t)(n + 1) * sizeof **out);
+  int64_t pos = 0;
+  Value *k, *v;
+  while (dict_next(binds, &pos, &k, &v)) {
+    Tensor *t = bi_te_tensor_of(k);
+    Buffer *b = bi_tir_buffer_of(v);
+    if (!t || !b) {
+      interp_raise(I, EXC_TypeError, "lower: binds must map tensors to Buffers, not '%s' to '%s'",
+                   val_type_name(k), val_type_name(v));
+      return -1;
+    }
+    int i = 0;
+    while (i < n && args[i] != t) i++;
+    if (i == n) {
+      interp_raise(I, EXC_ValueError, "lower: binds: tensor %s is not an argument", t->name);
+      return -1;
+    }
+    (*out)[i] = b;
+  }
+  return 0;
+}
+
 Value *bi_sched_lower(Interp *I, Value *self, Value **a) { return bi_sched_lower_for(I, a, false); }
 
 Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
@@ -628,9 +669,10 @@ Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
   int n = 0;
   Tensor **args = a[1] ? tensor_args(I, &l->arena, a[1], &n) : NULL;
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
+  Buffer **binds = NULL;
   /* under the current PassContext; --dump-after and --emit=ir see it */
-  if ((a[1] && !args) || !name ||
-      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu))) {
+  if ((a[1] && !args) || !name || bind_args(I, &l->arena, a[3], n, args, &binds) < 0 ||
+      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu, binds))) {
     bi_sched_lowered_release(l);
     return NULL;
   }
