@@ -201,7 +201,12 @@ static Value *fn_const(Interp *I, Value *self, Value **a) {
                         val_type_name(a[0]));
   }
   Value *r = NULL;
-  if (!a[1] || a[1]->kind == VAL_NONE) r = wrap_or_null(bi_te_to_expr(I, n, "const"));
+  DType vt;
+  if (a[1] && a[1]->kind == VAL_STR && dt_parse(a[1]->u.str.s, &vt) && vt.lanes > 1) {
+    /* TVM's const(0, "int32x16"): the scalar broadcast */
+    Expr *x = bi_te_const(I, n, dt_element(vt), "const");
+    r = x ? wrap_or_null(bi_tir_vector_cast(I, a[1], x, "const")) : NULL;
+  } else if (!a[1] || a[1]->kind == VAL_NONE) r = wrap_or_null(bi_te_to_expr(I, n, "const"));
   else if (bi_te_dtype_arg(I, a[1], "const", "dtype", DT_I32, &t) == 0)
     r = wrap_or_null(bi_te_const(I, n, t, "const"));
   val_decref(n);

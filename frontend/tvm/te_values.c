@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tir_impl.h"
 
 /* ---- wrapping ---- */
 
@@ -154,7 +155,10 @@ static Value *expr_logic(Interp *I, LogicOp op, Value *a, Value *b) {
 static Value *bi_expr_astype(Interp *I, Value *self, Value **a) {
   DType t;
   Expr *e = bi_te_to_expr(I, self, "astype");
-  if (!e || bi_te_dtype_arg(I, a[0], "astype", "dtype", DT_F32, &t) < 0) return NULL;
+  if (!e) return NULL;
+  Expr *v = bi_tir_vector_cast(I, a[0], e, "astype"); /* "int32x16": a broadcast */
+  if (v || interp_error_pending(I)) return wrap_or_null(v);
+  if (bi_te_dtype_arg(I, a[0], "astype", "dtype", DT_F32, &t) < 0) return NULL;
   return wrap_or_null(bi_te_cast(I, t, e));
 }
 

@@ -17,6 +17,10 @@ Value *bi_tir_call_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_llvm_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a);
+/* x as a vector dtype named by dtype (TVM's cast: a scalar is cast to the lanes' type and
+ * broadcast), for astype and const; NULL with nothing raised when dtype names no vector type,
+ * NULL with a TypeError when x cannot become it. */
+Expr *bi_tir_vector_cast(Interp *I, Value *dtype, Expr *x, const char *fn);
 Value *bi_tir_broadcast(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);

@@ -153,6 +153,22 @@ Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a) {
   return llvm_call(I, a, "call_llvm_pure_intrin", CALL_PURE);
 }
 
+Expr *bi_tir_vector_cast(Interp *I, Value *dtype, Expr *x, const char *fn) {
+  DType t;
+  char a[32], b[32];
+  if (!dtype || dtype->kind != VAL_STR || !dt_parse(dtype->u.str.s, &t) || t.lanes == 1)
+    return NULL;
+  if (t.code == DT_HANDLE || x->dtype.code == DT_HANDLE ||
+      (x->dtype.lanes != 1 && x->dtype.lanes != t.lanes))
+    return BI_TE_RAISE(I, EXC_TypeError, "%s: cannot cast %s to %s", fn, dt_name(x->dtype, a),
+                       dt_name(t, b));
+  if (x->dtype.lanes == 1) {
+    Expr *e = bi_te_cast(I, dt_element(t), x);
+    return e ? ir_broadcast(arena(I), e, t.lanes) : NULL;
+  }
+  return dt_eq(x->dtype, t) ? x : ir_cast(arena(I), t, x);
+}
+
 /* Broadcast(value, lanes): value in every lane of a vector. */
 Value *bi_tir_broadcast(Interp *I, Value *self, Value **a) {
   Expr *v = bi_te_to_expr(I, a[0], "Broadcast: value");
