@@ -49,6 +49,9 @@ typedef struct Args {
   int32_t *i32;
   Binding bd;
   int device_id; /* cuda: the device every array is on */
+  Value **arrays; /* the call's array arguments (the caller's, borrowed), one per ptrs[i]:
+                     call_packed passes a handle to one's data as that array */
+  int narrays;
 } Args;
 
 /* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code

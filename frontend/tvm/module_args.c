@@ -236,7 +236,9 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
                 xcalloc((size_t)ns + 1, 8),
                 xcalloc((size_t)ns + 1, 4),
                 {xcalloc((size_t)ns + 1, 8), xcalloc((size_t)ns + 1, 1)},
-                0};
+                0,
+                v,
+                np};
   NDArray **arrays = xcalloc((size_t)np + 1, sizeof *arrays);
   int rc = 0;
   for (int i = 0; i < np && rc == 0; i++)
@@ -260,7 +262,7 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
 
 int bi_module_run(Interp *I, Built *m, Args *a) {
   if (m->cuda) return bi_module_cuda_run(I, m, a);
-  void *saved = bi_packed_enter(I);
+  void *saved = bi_packed_enter(I, a);
   int32_t rc = m->packed(a->slots);
   bi_packed_leave(saved);
   if (rc == 0) return 0;

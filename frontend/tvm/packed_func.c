@@ -2,7 +2,8 @@
  * tvm.get_global_func and tvm.tir.call_packed. Generated code reaches them through the
  * runtime's rt_call_packed (jit/runtime.h), whose hook is here: it runs the registered function
  * on the interpreter that called the Module, on that thread only (a parallel loop's worker
- * cannot run TES code), with the call's scalars and strs as arguments. An exception stays
+ * cannot run TES code), with the call's scalars and strs as arguments, and a handle that is the
+ * data of one of the Module call's arrays as that array. An exception stays
  * pending and the kernel returns early. */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,23 +12,39 @@
 
 #include "backends/llvm/codegen_llvm.h"
 #include "frontend/lang/interp_impl.h"
+#include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tir_impl.h"
 
-/* The Module call in progress on this process: the interpreter and its thread. */
-static struct {
+/* The Module call in progress on this process: the interpreter, its thread and the call's
+ * arguments (a handle argument that is one of their arrays' data is passed as that array). */
+typedef struct PackedCall {
   Interp *I;
   pthread_t thread;
-} cur;
+  Args *args;
+} PackedCall;
 
-void *bi_packed_enter(Interp *I) {
-  void *saved = cur.I;
-  cur.I = I;
-  cur.thread = pthread_self();
+static PackedCall cur;
+
+void *bi_packed_enter(Interp *I, Args *a) {
+  PackedCall *saved = xmalloc(sizeof *saved);
+  *saved = cur;
+  cur = (PackedCall){I, pthread_self(), a};
   return saved;
 }
 
-void bi_packed_leave(void *saved) { cur.I = saved; }
+void bi_packed_leave(void *saved) {
+  cur = *(PackedCall *)saved;
+  free(saved);
+}
+
+/* The argument array whose data starts at p, or NULL. */
+static Value *array_at(int64_t p) {
+  Args *a = cur.args;
+  for (int i = 0; a && i < a->narrays; i++)
+    if ((intptr_t)a->ptrs[i] == p) return val_incref(a->arrays[i]);
+  return NULL;
+}
 
 static Value *registry(Interp *I) {
   if (!I->packed_funcs) I->packed_funcs = val_dict_new();
@@ -45,6 +62,8 @@ static Value *arg_value(int64_t v, int32_t code) {
   }
   case CG_LLVM_ARG_STR:
     return val_cstr((const char *)(intptr_t)v);
+  case CG_LLVM_ARG_HANDLE:
+    return array_at(v);
   default:
     return NULL;
   }
@@ -75,7 +94,8 @@ int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *c
   for (int i = 0; i < n && rc == 0; i++)
     if (!(args[i] = arg_value(values[i], codes[i]))) {
       interp_raise(I, EXC_RuntimeError, "not supported yet: call_packed('%s') with a handle "
-                                        "argument (argument %d)", name, i + 1);
+                                        "that is not the start of one of the call's arrays "
+                                        "(argument %d)", name, i + 1);
       rc = -1;
     }
   Value *r = rc == 0 ? interp_callv(I, fn, n, args) : NULL;

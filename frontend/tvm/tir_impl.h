@@ -39,7 +39,8 @@ Value *bi_packed_get_global_func(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_packed(Interp *I, Value *self, Value **a);
 int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *codes, int32_t n,
                        int64_t *ret);
-void *bi_packed_enter(Interp *I); /* gives what bi_packed_leave restores */
+struct Args; /* build_impl.h: the call's arguments, whose arrays handles are passed as */
+void *bi_packed_enter(Interp *I, struct Args *a); /* gives what bi_packed_leave restores */
 void bi_packed_leave(void *saved);
 
 #define BI_PACKED_TVM_ROWS                                                                    \
