@@ -24,6 +24,7 @@
 
 #include "ir/support.h"
 #include "jit/jit.h"
+#include "jit/process.h"
 #include "jit/runtime.h"
 
 struct JitLib {
@@ -271,23 +272,6 @@ static char *read_log(const char *path) {
   return xstrdup(buf);
 }
 
-/* Runs argv with its output in log; the exit status, or -1 when it could not run. */
-static int run_logged(char *const *argv, const char *log) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
-    execvp(argv[0], argv);
-    dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d) {
   Scratch sc;
   if (!make_scratch(&sc, obj, len, d)) {
@@ -314,7 +298,7 @@ bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d) {
                   "-lpthread",
                   "-lm",
                   NULL};
-  int status = run_logged(argv, sc.log);
+  int status = jit_run_logged(argv, sc.log);
   bool ok = status == 0;
   if (!ok)
     fail(d, status < 0 ? "export: cannot run the C compiler: " : "export: the C compiler failed: ",

@@ -12,6 +12,7 @@
 
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tir_impl.h"
+#include "jit/process.h"
 
 static const char *const clang_names[] = {"clang-19", "clang", "/usr/lib/llvm-19/bin/clang"};
 
@@ -49,25 +50,6 @@ static bool write_file(const char *path, const char *text) {
   if (!f) return false;
   bool ok = fwrite(text, 1, strlen(text), f) == strlen(text);
   return fclose(f) == 0 && ok;
-}
-
-/* Runs argv[0] (a path) with its output in the file log: the exit status, or -1 when it could
- * not run or was killed. The JIT runs the linker for export_library the same way, inside the
- * LLVM plugin, which this room cannot call. */
-static int run_tool(char *const *argv, const char *log) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
-    execv(argv[0], argv);
-    dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 typedef struct Job {
@@ -193,7 +175,7 @@ static Value *fn_create_llvm(Interp *I, Value *self, Value **a) {
   for (int64_t i = 0; i < (seq ? VAL_SEQ_N(in) : 1); i++)
     if (add_input(I, &j, seq ? VAL_SEQ_ITEM(in, i) : in, (int)i) < 0) goto out;
   char *log = temp_path(&j, "clang.log");
-  int status = run_tool(j.argv, log);
+  int status = jit_run_logged(j.argv, log);
   if (status != 0) {
     char *text = read_file(log, 1 << 16);
     interp_raise(I, EXC_RuntimeError, "create_llvm: %s %s:\n%s", clang,
