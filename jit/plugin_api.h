@@ -31,6 +31,12 @@ typedef struct TesLlvm {
   void (*unload)(JitLib *lib);
   bool (*export_shared)(const char *path, const void *obj, size_t len, Diag *d);
   void (*set_interrupt_flag)(atomic_int *flag); /* jit/runtime.h: before the first build */
+  /* build in two steps around the compile cache, and the cache's key and entries */
+  CgLlvmCode *(*generate)(const LoweredFunc *f, const char *target, Diag *d);
+  bool (*optimize)(CgLlvmCode *c, Diag *d);
+  char *(*cache_input)(CgLlvmCode *c, size_t *len);
+  bool (*cache_save)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+  bool (*cache_load)(CgLlvmCode *c, const void *data, size_t len);
 } TesLlvm;
 
 /* What the plugin exports. */

@@ -25,6 +25,11 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .unload = jit_unload,
       .export_shared = jit_export_shared,
       .set_interrupt_flag = rt_set_interrupt_flag,
+      .generate = cg_llvm_generate,
+      .optimize = cg_llvm_optimize,
+      .cache_input = cg_llvm_cache_input,
+      .cache_save = cg_llvm_cache_save,
+      .cache_load = cg_llvm_cache_load,
   };
   return &table;
 }

@@ -1,0 +1,133 @@
+/* build_cache.c: an llvm build through the compile cache (jit/objcache.h), and the times of a
+ * build's phases that TES_TIME_BUILD=1 prints (docs/build.md).
+ *
+ * The key of a module is the SHA-256 of: tes's version, the build of the LLVM plugin (its GNU
+ * build ID: a plugin built from other code makes other keys), the target string, and what the
+ * back end says its output depends on (cg_llvm_cache_input: LLVM's version, the target
+ * machine's CPU and features, the pipeline, the assertion messages and the unoptimised
+ * module's bitcode, which holds everything the lowered function says, LLVM IR imported by a
+ * pragma included). So a hit costs lowering and the making of the unoptimised module (a small
+ * part of a build), and no optimisation or code generation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "frontend/tvm/build_impl.h"
+#include "ir/strbuf.h"
+#include "jit/objcache.h"
+#include "jit/sha256.h"
+
+/* ---- phase times ---- */
+
+static struct {
+  int on; /* 0 unknown, 1 on, -1 off */
+  StrBuf line;
+  double start;
+} T;
+
+double bi_build_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool timing(void) {
+  if (!T.on) {
+    const char *s = getenv("TES_TIME_BUILD");
+    T.on = s && *s && strcmp(s, "0") != 0 ? 1 : -1;
+  }
+  return T.on > 0;
+}
+
+void bi_build_time_start(void) {
+  if (!timing()) return;
+  sb_free(&T.line);
+  T.start = bi_build_clock();
+}
+
+void bi_build_time(const char *phase, double since) {
+  if (!timing()) return;
+  sb_printf(&T.line, "%s%s", T.line.len ? ", " : "", phase);
+  if (since >= 0) sb_printf(&T.line, " %.2f ms", bi_build_clock() - since);
+}
+
+void bi_build_time_end(const char *name) {
+  if (!timing() || !T.line.len) return;
+  fprintf(stderr, "tes: build %s: %s; total %.2f ms\n", name, sb_cstr(&T.line),
+          bi_build_clock() - T.start);
+  sb_free(&T.line);
+}
+
+/* ---- the cache ---- */
+
+/* The key of code (not yet optimised) for target; false when nothing of this build may be
+ * cached (the plugin's build is unknown). */
+static bool cache_key(CgLlvmCode *code, const char *target, uint8_t key[32]) {
+  char *id = objcache_code_id((const void *)bi_llvm->generate);
+  if (!id) return false;
+  size_t len;
+  char *input = bi_llvm->cache_input(code, &len);
+  Sha256 h;
+  sha256_init(&h);
+  StrBuf head = STRBUF_INIT;
+  sb_printf(&head, "tes %s\nplugin %s\ntarget %s\n", TES_VERSION, id, target);
+  sha256_update(&h, sb_cstr(&head), head.len);
+  sha256_update(&h, input, len);
+  sha256_final(&h, key);
+  sb_free(&head);
+  free(input);
+  free(id);
+  return true;
+}
+
+CgLlvmCode *bi_build_llvm_code(const LoweredFunc *f, const char *target, void **obj, size_t *len,
+                               Diag *d) {
+  double t = bi_build_clock();
+  CgLlvmCode *code = bi_llvm->generate(f, target, d);
+  if (!code) return NULL;
+  bi_build_time("llvm-ir", t);
+  char *dir = objcache_dir();
+  uint8_t key[32];
+  bool cached = false;
+  if (dir) {
+    t = bi_build_clock();
+    cached = cache_key(code, target, key);
+    void *entry;
+    size_t n;
+    if (cached && objcache_get(key, &entry, &n)) {
+      bool ok = bi_llvm->cache_load(code, entry, n);
+      free(entry);
+      if (ok && bi_llvm->object(code, obj, len, d)) {
+        bi_build_time("cache hit", t);
+        free(dir);
+        return code;
+      }
+    }
+    bi_build_time(cached ? "cache miss" : "not cacheable", t);
+  }
+  free(dir);
+  t = bi_build_clock();
+  if (!bi_llvm->optimize(code, d)) goto fail;
+  bi_build_time("optimise", t);
+  t = bi_build_clock();
+  if (!bi_llvm->object(code, obj, len, d)) goto fail;
+  bi_build_time("codegen", t);
+  if (cached) {
+    t = bi_build_clock();
+    void *entry;
+    size_t n;
+    if (bi_llvm->cache_save(code, &entry, &n, d)) {
+      objcache_put(key, entry, n);
+      free(entry);
+      bi_build_time("store", t);
+    } else {
+      free(*obj);
+      goto fail;
+    }
+  }
+  return code;
+fail:
+  bi_llvm->free(code);
+  return NULL;
+}
