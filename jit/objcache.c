@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 enum { HEADER = 80 };
 static const char MAGIC[8] = {'T', 'E', 'S', 'O', 'B', 'J', '1', '\n'};
 static const char SUFFIX[] = ".tesobj";
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 char *objcache_dir(void) {
   const char *on = getenv("TES_CACHE");
@@ -194,7 +196,14 @@ void objcache_put(const uint8_t key[32], const void *data, size_t len) {
     char *path = entry_path(dir, key);
     if (!ok || rename(sb_cstr(&tmp), path) != 0) unlink(sb_cstr(&tmp));
     free(path);
-    evict(dir, cap);
+    /* the scan reads every entry's size: on the process's first store, then once an eighth of
+     * the cap has been stored since the last */
+    static double unscanned = -1;
+    pthread_mutex_lock(&scan_lock);
+    bool scan = unscanned < 0 || (unscanned += (double)(len + HEADER)) > cap / 8;
+    if (scan) unscanned = 0;
+    pthread_mutex_unlock(&scan_lock);
+    if (scan) evict(dir, cap);
   }
   sb_free(&tmp);
   free(dir);

@@ -5,7 +5,9 @@
  *
  * TES_CACHE=0 turns the cache off. TES_CACHE_MAX_MB (default 256, fractions allowed) caps the
  * folder's size: a store that takes it past the cap removes the least recently used entries
- * (each hit renews its entry's time) until the folder is under three quarters of the cap.
+ * (each hit renews its entry's time) until the folder is under three quarters of the cap. The
+ * folder's size is read on a process's first store and after each eighth of the cap it stores
+ * (reading it costs a stat of every entry), so one process overshoots by at most that.
  * Each entry starts with a header: a magic string, its length, its key and the SHA-256 of its
  * bytes; an entry that does not match its header (cut short, damaged, another format) is a
  * miss and is removed, and the caller builds it anew. A store writes a scratch file and

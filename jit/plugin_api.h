@@ -37,6 +37,7 @@ typedef struct TesLlvm {
   char *(*cache_input)(CgLlvmCode *c, size_t *len);
   bool (*cache_save)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
   bool (*cache_load)(CgLlvmCode *c, const void *data, size_t len);
+  void (*start_jit)(void); /* jit/jit.h: jit_start */
 } TesLlvm;
 
 /* What the plugin exports. */

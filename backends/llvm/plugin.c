@@ -30,6 +30,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .cache_input = cg_llvm_cache_input,
       .cache_save = cg_llvm_cache_save,
       .cache_load = cg_llvm_cache_load,
+      .start_jit = jit_start,
   };
   return &table;
 }

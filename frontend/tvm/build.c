@@ -267,16 +267,22 @@ static Value *build_module(Interp *I, Value **a) {
   }
   Diag d = DIAG_INIT;
   bi_build_time_start();
+  BiPreload *pre = bi_llvm ? NULL : bi_preload_start();
   double t = bi_build_clock();
-  if (!bi_llvm && (bi_llvm = tes_llvm(&d))) {
-    bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
-    bi_build_time("plugin", t);
-  }
-  if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
-  t = bi_build_clock();
   Lowered *l = build_input(I, a, name, false);
   bi_build_time("lower", t);
+  if (pre) bi_llvm = bi_preload_wait(pre, &d);
+  /* the plugin's and the target's errors come first, as if checked before lowering */
+  if (!bi_llvm || !bi_llvm->target_check(target, &d)) {
+    if (l)
+      bi_sched_lowered_release(l);
+    else
+      interp_error_clear(I);
+    bi_preload_finish(pre);
+    return bi_raise_diag(I, EXC_BuildError, &d);
+  }
   Value *mod = l ? build_llvm(I, l, target) : NULL;
+  bi_preload_finish(pre);
   bi_build_time_end(name);
   return mod;
 }

@@ -1,5 +1,6 @@
-/* build_cache.c: an llvm build through the compile cache (jit/objcache.h), and the times of a
- * build's phases that TES_TIME_BUILD=1 prints (docs/build.md).
+/* build_cache.c: an llvm build through the compile cache (jit/objcache.h), the back end loaded
+ * on a thread while the first build lowers, and the times of a build's phases that
+ * TES_TIME_BUILD=1 prints (docs/build.md).
  *
  * The key of a module is the SHA-256 of: tes's version, the build of the LLVM plugin (its GNU
  * build ID: a plugin built from other code makes other keys), the target string, and what the
@@ -8,11 +9,13 @@
  * module's bitcode, which holds everything the lowered function says, LLVM IR imported by a
  * pragma included). So a hit costs lowering and the making of the unoptimised module (a small
  * part of a build), and no optimisation or code generation. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "frontend/lang/interp.h"
 #include "frontend/tvm/build_impl.h"
 #include "ir/strbuf.h"
 #include "jit/objcache.h"
@@ -57,6 +60,67 @@ void bi_build_time_end(const char *name) {
   fprintf(stderr, "tes: build %s: %s; total %.2f ms\n", name, sb_cstr(&T.line),
           bi_build_clock() - T.start);
   sb_free(&T.line);
+}
+
+/* ---- the back end loaded while the first build lowers ---- */
+
+struct BiPreload {
+  pthread_t thread;
+  bool threaded;
+  pthread_mutex_t lock;
+  pthread_cond_t loaded_cv;
+  bool loaded;
+  const TesLlvm *llvm;
+  Diag d;
+  double ms; /* the loading's own time */
+};
+
+/* Loads the plugin, says so, then starts the JIT session. */
+static void *preload(void *arg) {
+  BiPreload *p = arg;
+  double t = bi_build_clock();
+  const TesLlvm *llvm = tes_llvm(&p->d);
+  if (llvm) llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
+  pthread_mutex_lock(&p->lock);
+  p->llvm = llvm;
+  p->ms = bi_build_clock() - t;
+  p->loaded = true;
+  pthread_cond_signal(&p->loaded_cv);
+  pthread_mutex_unlock(&p->lock);
+  if (llvm) llvm->start_jit();
+  return NULL;
+}
+
+BiPreload *bi_preload_start(void) {
+  BiPreload *p = xcalloc(1, sizeof *p);
+  p->d = (Diag)DIAG_INIT;
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->loaded_cv, NULL);
+  p->threaded = pthread_create(&p->thread, NULL, preload, p) == 0;
+  if (!p->threaded) preload(p);
+  return p;
+}
+
+const TesLlvm *bi_preload_wait(BiPreload *p, Diag *d) {
+  double t = bi_build_clock();
+  pthread_mutex_lock(&p->lock);
+  while (!p->loaded) pthread_cond_wait(&p->loaded_cv, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+  if (timing()) {
+    char what[64];
+    snprintf(what, sizeof what, "plugin %.2f ms (waited %.2f ms)", p->ms, bi_build_clock() - t);
+    bi_build_time(what, -1);
+  }
+  if (!p->llvm) *d = p->d;
+  return p->llvm;
+}
+
+void bi_preload_finish(BiPreload *p) {
+  if (!p) return;
+  if (p->threaded) pthread_join(p->thread, NULL);
+  pthread_mutex_destroy(&p->lock);
+  pthread_cond_destroy(&p->loaded_cv);
+  free(p);
 }
 
 /* ---- the cache ---- */

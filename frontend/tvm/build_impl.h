@@ -112,6 +112,14 @@ void bi_nd_set_np_hooks(void);
 CgLlvmCode *bi_build_llvm_code(const LoweredFunc *f, const char *target, void **obj, size_t *len,
                                Diag *d);
 double bi_build_clock(void); /* milliseconds */
+/* The first llvm build loads the back end (jit/llvm_plugin.h) and starts the JIT session on a
+ * thread while it lowers: start, then wait for the plugin (its table, or NULL with d set: why
+ * it could not be loaded), and finish (joins the thread; NULL is fine) before the build
+ * returns, whatever happened. */
+typedef struct BiPreload BiPreload;
+BiPreload *bi_preload_start(void);
+const TesLlvm *bi_preload_wait(BiPreload *p, Diag *d);
+void bi_preload_finish(BiPreload *p);
 void bi_build_time_start(void);
 void bi_build_time(const char *phase, double since);
 void bi_build_time_end(const char *name);
