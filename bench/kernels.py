@@ -72,7 +72,8 @@ def tes_rows(tes, threads):
     for name in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
         if not name.endswith('.tes'):
             continue
-        env = dict(os.environ, TES_NUM_THREADS=str(threads))
+        # no compile cache: jit_latency.tes times real builds
+        env = dict(os.environ, TES_NUM_THREADS=str(threads), TES_CACHE='0')
         p = subprocess.run([tes, os.path.join(kdir, name)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=env)
         if p.returncode:

@@ -151,6 +151,8 @@ static void release_dylib(LLVMOrcJITDylibRef jd, LLVMOrcResourceTrackerRef rt) {
   put_dylib(jd);
 }
 
+void jit_start(void) { pthread_once(&S.once, start_session); }
+
 JitLib *jit_load_object(const void *obj, size_t len, Diag *d) {
   pthread_once(&S.once, start_session);
   if (!S.jit) return ir_error(d, "%s", S.start_error), NULL;

@@ -21,6 +21,9 @@ JitLib *jit_load_object(const void *obj, size_t len, Diag *d);
 /* The address of a symbol the object defines; the object is linked on the first lookup, so an
  * unresolved symbol shows here: NULL with d set. */
 void *jit_lookup(JitLib *lib, const char *name, Diag *d);
+/* Starts the JIT session now (the first load does otherwise): a build's front end runs this
+ * on a thread of its own while it lowers. Any thread, any number of times. */
+void jit_start(void);
 /* Frees the object's code; addresses looked up in it are dead after. NULL is fine. */
 void jit_unload(JitLib *lib);
 

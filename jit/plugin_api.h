@@ -34,6 +34,13 @@ typedef struct TesLlvm {
   /* jit/runtime.h's rt_set_packed_hook: what call_packed in generated code calls */
   void (*set_packed_hook)(int32_t (*hook)(const char *name, const int64_t *values,
                                           const int32_t *codes, int32_t n, int64_t *ret));
+  /* build in two steps around the compile cache, and the cache's key and entries */
+  CgLlvmCode *(*generate)(const LoweredFunc *f, const char *target, Diag *d);
+  bool (*optimize)(CgLlvmCode *c, Diag *d);
+  char *(*cache_input)(CgLlvmCode *c, size_t *len);
+  bool (*cache_save)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+  bool (*cache_load)(CgLlvmCode *c, const void *data, size_t len);
+  void (*start_jit)(void); /* jit/jit.h: jit_start */
 } TesLlvm;
 
 /* What the plugin exports. */

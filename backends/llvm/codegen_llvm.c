@@ -1,15 +1,24 @@
 /* codegen_llvm.c: the LLVM module of a lowered function: the target machine (the host CPU's
  * name and features unless the target string names others), the entry points of the ABI in
- * codegen_llvm.h, verification, LLVM's new pass manager at O3, and emission as IR text,
- * assembly or an object file. Emission runs on a copy of the module, because LLVM's code
- * generation passes rewrite the IR they are given and get_source("ll") must show it as
- * optimised. Each build has an LLVM context of its own, so builds share no LLVM state. */
+ * codegen_llvm.h, verification, the optimisation pipeline (codegen_pipeline.c), and emission
+ * as IR text, assembly or an object file. Emission runs on a copy of the module, because
+ * LLVM's code generation passes rewrite the IR they are given and get_source("ll") must show
+ * it as optimised. Each build has an LLVM context of its own, so builds share no LLVM state
+ * but the target machines (codegen_target.c).
+ *
+ * The compile cache's side (the frontend keeps the files, jit/objcache.h): what a module's key
+ * hashes (its unoptimised module as bitcode, its assertion messages, LLVM's version, the
+ * target machine and the pipeline) and what an entry holds (the messages, the optimised IR's
+ * text and the object file). A code loaded from an entry has no LLVM module: get_source("ll")
+ * is the entry's text, and assembly is made from that text parsed again. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/IRReader.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "backends/llvm/codegen_llvm_impl.h"
@@ -17,10 +26,14 @@
 
 struct CgLlvmCode {
   LLVMContextRef ctx;
-  LLVMModuleRef mod;
-  LLVMTargetMachineRef tm;
+  LLVMModuleRef mod;     /* NULL when loaded from a cache entry, until assembly is asked for */
+  LLVMTargetMachineRef tm; /* shared, codegen_target.c */
   char *name, *triple;
+  int opt_level;
+  bool optimised;
   char *ir_text; /* cached on first use */
+  void *obj;     /* the object file, cached on first use */
+  size_t objlen;
   char **messages;
   int nmessages;
 };
@@ -170,7 +183,7 @@ static LLVMValueRef gen_packed(Cg *cg, LLVMValueRef entry, const char *name) {
 
 /* ---- building ---- */
 
-static bool optimize(CgLlvmCode *c, int opt_level, Diag *d) {
+static bool verify(CgLlvmCode *c, Diag *d) {
   char *msg = NULL;
   if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
     ir_internal_error(d, "the generated LLVM IR is invalid: %s", msg);
@@ -178,14 +191,17 @@ static bool optimize(CgLlvmCode *c, int opt_level, Diag *d) {
     return false;
   }
   LLVMDisposeMessage(msg);
-  /* no vectorization options here: parsing "default<ON>" sets them from the level (the loop
-   * vectorizer at 2 and 3; SLP is off, codegen_target.c) */
+  return true;
+}
+
+bool cg_llvm_optimize(CgLlvmCode *c, Diag *d) {
+  if (c->optimised) return true;
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
-  char pipeline[32];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
-  LLVMErrorRef e = LLVMRunPasses(c->mod, pipeline, c->tm, opts);
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, c->opt_level >= 2);
+  LLVMErrorRef e = LLVMRunPasses(c->mod, cg_pipeline(c->opt_level), c->tm, opts);
   LLVMDisposePassBuilderOptions(opts);
+  c->optimised = !e;
   if (!e) return true;
   char *why = cg_llvm_message(LLVMGetErrorMessage(e));
   ir_error(d, "%s", why);
@@ -212,6 +228,7 @@ static CgLlvmCode *new_code(const LoweredFunc *f, const CgTarget *t, LLVMTargetM
   c->tm = tm;
   c->name = xstrdup(f->name);
   c->triple = xstrdup(t->triple);
+  c->opt_level = t->opt_level;
   LLVMSetTarget(c->mod, t->triple);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   LLVMSetModuleDataLayout(c->mod, td);
@@ -219,7 +236,7 @@ static CgLlvmCode *new_code(const LoweredFunc *f, const CgTarget *t, LLVMTargetM
   return c;
 }
 
-CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
+CgLlvmCode *cg_llvm_generate(const LoweredFunc *f, const char *target, Diag *d) {
   CgTarget t;
   if (!cg_target_parse(target, &t, d)) return NULL;
   LLVMTargetMachineRef tm = cg_target_machine(&t, d);
@@ -241,7 +258,7 @@ CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
   free(cg.heap);
   c->messages = cg.messages;
   c->nmessages = cg.nmessages;
-  bool ok = !diag_failed(d) && optimize(c, t.opt_level, d);
+  bool ok = !diag_failed(d) && verify(c, d);
   cg_target_free(&t);
   if (!ok) {
     cg_llvm_free(c);
@@ -250,16 +267,37 @@ CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
   return c;
 }
 
-void cg_llvm_free(CgLlvmCode *c) {
-  if (!c) return;
-  LLVMDisposeModule(c->mod);
-  LLVMContextDispose(c->ctx);
-  LLVMDisposeTargetMachine(c->tm);
+CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
+  CgLlvmCode *c = cg_llvm_generate(f, target, d);
+  if (c && !cg_llvm_optimize(c, d)) {
+    cg_llvm_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void drop_module(CgLlvmCode *c) {
+  if (c->mod) LLVMDisposeModule(c->mod);
+  if (c->ctx) LLVMContextDispose(c->ctx);
+  c->mod = NULL;
+  c->ctx = NULL;
+}
+
+static void free_messages(CgLlvmCode *c) {
   for (int i = 0; i < c->nmessages; i++) free(c->messages[i]);
   free(c->messages);
+  c->messages = NULL;
+  c->nmessages = 0;
+}
+
+void cg_llvm_free(CgLlvmCode *c) {
+  if (!c) return;
+  drop_module(c);
+  free_messages(c);
   free(c->name);
   free(c->triple);
   free(c->ir_text);
+  free(c->obj);
   free(c);
 }
 
@@ -270,8 +308,25 @@ const char *cg_llvm_ir_text(CgLlvmCode *c) {
   return c->ir_text;
 }
 
+/* The module of a code loaded from a cache entry, parsed from its text. */
+static bool reparse(CgLlvmCode *c, Diag *d) {
+  if (c->mod) return true;
+  c->ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
+      c->ir_text, strlen(c->ir_text), "tes-cached-module", 1);
+  char *msg = NULL;
+  if (!LLVMParseIRInContext(c->ctx, buf, &c->mod, &msg)) return true; /* it took buf */
+  ir_internal_error(d, "the cached LLVM IR does not parse: %s", msg ? msg : "");
+  LLVMDisposeMessage(msg);
+  LLVMContextDispose(c->ctx);
+  c->ctx = NULL;
+  c->mod = NULL;
+  return false;
+}
+
 /* Code generation for the target machine, on a copy of the module. */
 static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *len, Diag *d) {
+  if (!reparse(c, d)) return false;
   cg_llvm_ir_text(c); /* the text shows the module before code generation touches a copy */
   LLVMModuleRef copy = LLVMCloneModule(c->mod);
   LLVMMemoryBufferRef buf = NULL;
@@ -298,7 +353,104 @@ char *cg_llvm_asm_text(CgLlvmCode *c, Diag *d) {
 }
 
 bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
-  return emit(c, LLVMObjectFile, data, len, d);
+  if (!c->obj && !emit(c, LLVMObjectFile, &c->obj, &c->objlen, d)) return false;
+  *len = c->objlen;
+  *data = xmalloc(c->objlen + 1);
+  memcpy(*data, c->obj, c->objlen + 1);
+  return true;
+}
+
+/* ---- the compile cache ---- */
+
+static void put_bytes(StrBuf *b, const void *p, size_t n) {
+  uint8_t len[8];
+  for (int i = 0; i < 8; i++) len[i] = (uint8_t)((uint64_t)n >> (8 * i));
+  sb_putn(b, (const char *)len, 8);
+  sb_putn(b, p, n);
+}
+
+/* The next length-prefixed field of [*p, end), or NULL when it runs past end. */
+static const char *get_bytes(const char **p, const char *end, size_t *n) {
+  if (end - *p < 8) return NULL;
+  uint64_t len = 0;
+  for (int i = 0; i < 8; i++) len |= (uint64_t)(uint8_t)(*p)[i] << (8 * i);
+  *p += 8;
+  if ((uint64_t)(end - *p) < len) return NULL;
+  const char *s = *p;
+  *p += len;
+  *n = (size_t)len;
+  return s;
+}
+
+char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len) {
+  TES_ASSERT(c->mod && !c->optimised, "cache input of an optimised module");
+  StrBuf b = STRBUF_INIT;
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char *cpu = LLVMGetTargetMachineCPU(c->tm), *features = LLVMGetTargetMachineFeatureString(c->tm);
+  sb_printf(&b, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nopt %d\npipeline %s\n", major,
+            minor, patch, c->triple, cpu, features, c->opt_level, cg_pipeline(c->opt_level));
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  for (int i = 0; i < c->nmessages; i++) put_bytes(&b, c->messages[i], strlen(c->messages[i]));
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(c->mod);
+  put_bytes(&b, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc));
+  LLVMDisposeMemoryBuffer(bc);
+  return sb_take(&b, len);
+}
+
+bool cg_llvm_cache_save(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
+  void *obj;
+  size_t objlen;
+  if (!cg_llvm_object(c, &obj, &objlen, d)) return false;
+  free(obj);
+  StrBuf b = STRBUF_INIT;
+  char count[16];
+  snprintf(count, sizeof count, "%d", c->nmessages);
+  put_bytes(&b, count, strlen(count));
+  for (int i = 0; i < c->nmessages; i++) put_bytes(&b, c->messages[i], strlen(c->messages[i]));
+  const char *text = cg_llvm_ir_text(c);
+  put_bytes(&b, text, strlen(text));
+  put_bytes(&b, c->obj, c->objlen);
+  *data = sb_take(&b, len);
+  return true;
+}
+
+bool cg_llvm_cache_load(CgLlvmCode *c, const void *data, size_t len) {
+  const char *p = data, *end = p + len, *s;
+  size_t n;
+  char count[16];
+  if (!(s = get_bytes(&p, end, &n)) || n >= sizeof count) return false;
+  memcpy(count, s, n);
+  count[n] = 0;
+  char *stop;
+  long nmsg = strtol(count, &stop, 10);
+  if (*stop || nmsg < 0 || nmsg > (end - p) / 8) return false;
+  char **messages = xcalloc((size_t)nmsg + 1, sizeof *messages);
+  const char *text = NULL, *obj = NULL;
+  size_t ntext = 0, nobj = 0;
+  bool ok = true;
+  for (long i = 0; ok && i < nmsg; i++)
+    if ((ok = (s = get_bytes(&p, end, &n)) != NULL)) messages[i] = xstrndup(s, n);
+  ok = ok && (text = get_bytes(&p, end, &ntext)) && (obj = get_bytes(&p, end, &nobj)) && p == end;
+  if (!ok) {
+    for (long i = 0; i < nmsg; i++) free(messages[i]);
+    free(messages);
+    return false;
+  }
+  drop_module(c);
+  free_messages(c);
+  c->messages = messages;
+  c->nmessages = (int)nmsg;
+  free(c->ir_text);
+  c->ir_text = xstrndup(text, ntext);
+  free(c->obj);
+  c->obj = xmalloc(nobj + 1);
+  memcpy(c->obj, obj, nobj);
+  ((char *)c->obj)[nobj] = 0;
+  c->objlen = nobj;
+  c->optimised = true;
+  return true;
 }
 
 bool cg_llvm_runs_here(const CgLlvmCode *c) {

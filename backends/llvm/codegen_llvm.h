@@ -1,5 +1,6 @@
 /* codegen_llvm.h: LLVM IR from a lowered function (SPEC §9, target "llvm"), through the LLVM C
- * API, optimised with LLVM's new pass manager at O3 for the host CPU (or the -mcpu/-mattr a
+ * API, optimised with LLVM's new pass manager (a pipeline sized to lowered loops,
+ * codegen_pipeline.c) for the host CPU (or the -mcpu/-mattr a
  * target string names), and emitted as text, assembly or an object file. No LLVM type shows
  * in this header, so the front end can hold the result without including LLVM.
  *
@@ -45,7 +46,8 @@ enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2, CG_LLVM_ERR_PACKED 
  * makes the function return it. */
 enum { CG_LLVM_ARG_INT = 0, CG_LLVM_ARG_FLOAT = 1, CG_LLVM_ARG_HANDLE = 2, CG_LLVM_ARG_STR = 3 };
 
-/* What cg_llvm_build made: an optimised LLVM module and the target machine it was made for. */
+/* What cg_llvm_build made: an optimised LLVM module (or, from a cache entry, its text and
+ * object file) and the target machine it was made for. */
 typedef struct CgLlvmCode CgLlvmCode;
 
 /* Checks a target string: "llvm" followed by options (-mcpu=NAME, -mattr=+a,-b,
@@ -59,6 +61,21 @@ bool cg_llvm_target_check(const char *target, Diag *d);
  * invalid (an internal error). */
 CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d);
 void cg_llvm_free(CgLlvmCode *c);
+/* cg_llvm_build in two steps, with the compile cache between them: generate makes and
+ * verifies the module, optimize runs the pipeline on it (once; true after). */
+CgLlvmCode *cg_llvm_generate(const LoweredFunc *f, const char *target, Diag *d);
+bool cg_llvm_optimize(CgLlvmCode *c, Diag *d);
+/* What a compile cache's key hashes, of a code not yet optimised: LLVM's version, the target
+ * machine's triple, CPU, features and level, the pipeline, the assertion messages and the
+ * module's bitcode. malloc'd, *len bytes. */
+char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len);
+/* A cache entry of an optimised code: its messages, its IR text and its object file
+ * (generated now if not yet). false with d set on an LLVM error. */
+bool cg_llvm_cache_save(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+/* Makes a code not yet optimised what the entry says it becomes: its module is dropped, the
+ * IR text and object are the entry's (assembly is made from that text when asked for). false,
+ * and c unchanged, when the entry is not one cg_llvm_cache_save wrote. */
+bool cg_llvm_cache_load(CgLlvmCode *c, const void *data, size_t len);
 
 const char *cg_llvm_name(const CgLlvmCode *c); /* NAME */
 /* The text of the optimised module (get_source("ll")); owned by c. */

@@ -63,10 +63,16 @@ typedef struct CgTarget {
 void cg_llvm_init(void); /* LLVM's native target, once per process */
 bool cg_target_parse(const char *target, CgTarget *t, Diag *d);
 void cg_target_free(CgTarget *t);
+/* The target machine of t, made on first use and kept for the process (never dispose it): the
+ * same one for every build with the same triple, CPU, features and level. NULL with d set. */
 LLVMTargetMachineRef cg_target_machine(const CgTarget *t, Diag *d);
 char *cg_host_triple(void);                          /* malloc'd */
 char *cg_llvm_message(char *s);                      /* an LLVM-owned message as a malloc'd copy */
 char *cg_fmt(const char *fmt, ...) TES_PRINTF(1, 2); /* malloc'd */
+
+/* ---- codegen_pipeline.c ---- */
+/* The new pass manager's pipeline for an optimisation level (0 to 3), for LLVMRunPasses. */
+const char *cg_pipeline(int opt_level);
 
 /* ---- codegen_llvm.c ---- */
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val);

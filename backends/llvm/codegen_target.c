@@ -223,6 +223,17 @@ static bool check_triple(const char *triple, Diag *d) {
   return same_arch;
 }
 
+/* The host's CPU name and features, asked of LLVM once (each asking runs cpuid many times). */
+static struct {
+  pthread_once_t once;
+  char *cpu, *features;
+} host = {.once = PTHREAD_ONCE_INIT};
+
+static void read_host(void) {
+  host.cpu = cg_llvm_message(LLVMGetHostCPUName());
+  host.features = cg_llvm_message(LLVMGetHostCPUFeatures());
+}
+
 /* The CPU, features and triple: the host's unless the options name others. */
 static bool resolve(CgTarget *t, Diag *d) {
   char *mattr = t->features;
@@ -231,11 +242,12 @@ static bool resolve(CgTarget *t, Diag *d) {
   bool ok = (!t->triple || check_triple(t->triple, d)) && (host_cpu || check_cpu(t->cpu, d)) &&
             (!mattr || check_features(mattr, d));
   if (ok) {
+    pthread_once(&host.once, read_host);
     if (host_cpu) {
       free(t->cpu);
-      t->cpu = cg_llvm_message(LLVMGetHostCPUName());
+      t->cpu = xstrdup(host.cpu);
     }
-    t->features = host_cpu ? cg_llvm_message(LLVMGetHostCPUFeatures()) : xstrdup("+64bit");
+    t->features = xstrdup(host_cpu ? host.features : "+64bit");
     if (mattr) {
       char *all = cg_fmt("%s%s%s", t->features, *t->features ? "," : "", mattr);
       free(t->features);
@@ -269,7 +281,40 @@ bool cg_llvm_target_check(const char *target, Diag *d) {
   return true;
 }
 
+/* The target machines made so far, one for each triple, CPU, features and level: making one
+ * parses the CPU's features and sets up its subtargets, work no build need repeat. */
+static struct {
+  pthread_mutex_t lock;
+  struct Machine {
+    CgTarget t;
+    LLVMTargetMachineRef tm;
+  } *list;
+  int n, cap;
+} machines = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool same_target(const CgTarget *a, const CgTarget *b) {
+  return a->opt_level == b->opt_level && strcmp(a->triple, b->triple) == 0 &&
+         strcmp(a->cpu, b->cpu) == 0 && strcmp(a->features, b->features) == 0;
+}
+
+static LLVMTargetMachineRef new_machine(const CgTarget *t, Diag *d);
+
 LLVMTargetMachineRef cg_target_machine(const CgTarget *t, Diag *d) {
+  pthread_mutex_lock(&machines.lock);
+  LLVMTargetMachineRef tm = NULL;
+  for (int i = 0; i < machines.n && !tm; i++)
+    if (same_target(&machines.list[i].t, t)) tm = machines.list[i].tm;
+  if (!tm && (tm = new_machine(t, d))) {
+    VEC_GROW(NULL, machines.list, machines.cap, machines.n + 1);
+    struct Machine *m = &machines.list[machines.n++];
+    m->t = (CgTarget){xstrdup(t->triple), xstrdup(t->cpu), xstrdup(t->features), t->opt_level};
+    m->tm = tm;
+  }
+  pthread_mutex_unlock(&machines.lock);
+  return tm;
+}
+
+static LLVMTargetMachineRef new_machine(const CgTarget *t, Diag *d) {
   LLVMTargetRef target;
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {

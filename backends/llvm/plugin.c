@@ -26,6 +26,12 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .export_shared = jit_export_shared,
       .set_interrupt_flag = rt_set_interrupt_flag,
       .set_packed_hook = rt_set_packed_hook,
+      .generate = cg_llvm_generate,
+      .optimize = cg_llvm_optimize,
+      .cache_input = cg_llvm_cache_input,
+      .cache_save = cg_llvm_cache_save,
+      .cache_load = cg_llvm_cache_load,
+      .start_jit = jit_start,
   };
   return &table;
 }

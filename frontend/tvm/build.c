@@ -179,15 +179,15 @@ static Value *build_c(Interp *I, Lowered *l, const char *target) {
 static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
   const LoweredFunc *f = l->f;
   Diag d = DIAG_INIT;
-  CgLlvmCode *code = bi_llvm->build(f, target, &d);
+  void *obj;
+  size_t len;
+  CgLlvmCode *code = bi_build_llvm_code(f, target, &obj, &len, &d);
   if (!code) return bi_sched_lowered_release(l), bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(l, target);
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
-  if (!bi_llvm->runs_here(code)) return mod;
-  void *obj;
-  size_t len;
-  if (!bi_llvm->object(code, &obj, &len, &d)) goto fail;
+  if (!bi_llvm->runs_here(code)) return free(obj), mod;
+  double t = bi_build_clock();
   m->lib = bi_llvm->load_object(obj, len, &d);
   free(obj);
   if (!m->lib) goto fail;
@@ -195,6 +195,7 @@ static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
   sb_printf(&sym, "%s_packed", f->name);
   m->packed = (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &d);
   sb_free(&sym);
+  bi_build_time("jit-link", t);
   if (m->packed) return mod;
 fail:
   val_decref(mod);
@@ -264,13 +265,25 @@ static Value *build_module(Interp *I, Value **a) {
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
   Diag d = DIAG_INIT;
-  if (!bi_llvm && (bi_llvm = tes_llvm(&d))) {
-    bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
-    bi_llvm->set_packed_hook(bi_packed_hook);      /* call_packed runs TES functions */
-  }
-  if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
+  bi_build_time_start();
+  BiPreload *pre = bi_llvm ? NULL : bi_preload_start();
+  double t = bi_build_clock();
   Lowered *l = build_input(I, a, name, false);
-  return l ? build_llvm(I, l, target) : NULL;
+  bi_build_time("lower", t);
+  if (pre) bi_llvm = bi_preload_wait(pre, &d);
+  /* the plugin's and the target's errors come first, as if checked before lowering */
+  if (!bi_llvm || !bi_llvm->target_check(target, &d)) {
+    if (l)
+      bi_sched_lowered_release(l);
+    else
+      interp_error_clear(I);
+    bi_preload_finish(pre);
+    return bi_raise_diag(I, EXC_BuildError, &d);
+  }
+  Value *mod = l ? build_llvm(I, l, target) : NULL;
+  bi_preload_finish(pre);
+  bi_build_time_end(name);
+  return mod;
 }
 
 static const Builtin tvm_rows[] = {

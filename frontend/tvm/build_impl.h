@@ -107,6 +107,26 @@ Value *bi_nd_place(Interp *I, const NDArray *src, NDDevice type, int id);
 Value *bi_nd_empty_on(Interp *I, DType t, int ndim, const int64_t *shape, NDDevice type, int id);
 void bi_nd_set_np_hooks(void);
 
+/* build_cache.c: an llvm build's code and object file (malloc'd into *obj, *len bytes), from
+ * the compile cache (jit/objcache.h) when it holds them, else built and stored there; NULL
+ * with d set. And the build's phase times for TES_TIME_BUILD=1: a build starts, each phase
+ * adds its name and the milliseconds since `since` (none when negative), the end prints the
+ * line to stderr. */
+CgLlvmCode *bi_build_llvm_code(const LoweredFunc *f, const char *target, void **obj, size_t *len,
+                               Diag *d);
+double bi_build_clock(void); /* milliseconds */
+/* The first llvm build loads the back end (jit/llvm_plugin.h) and starts the JIT session on a
+ * thread while it lowers: start, then wait for the plugin (its table, or NULL with d set: why
+ * it could not be loaded), and finish (joins the thread; NULL is fine) before the build
+ * returns, whatever happened. */
+typedef struct BiPreload BiPreload;
+BiPreload *bi_preload_start(void);
+const TesLlvm *bi_preload_wait(BiPreload *p, Diag *d);
+void bi_preload_finish(BiPreload *p);
+void bi_build_time_start(void);
+void bi_build_time(const char *phase, double since);
+void bi_build_time_end(const char *name);
+
 /* module_source.c: the Module's methods that give text and files */
 Value *bi_module_get_source(Interp *I, Value *self, Value **a);
 Value *bi_module_save(Interp *I, Value *self, Value **a);

@@ -163,10 +163,14 @@ typedef struct RuleSet {
   const RuleDef *defs;
   int n;
   Pat **from, **to; /* compiled on first use */
+  /* for a binary node whose operands are of kinds a and b: the rules that may match it, in
+   * order, ending in -1 (pattern.c; each list made on first use) */
+  int **by_operands;
 } RuleSet;
 #define RULES(name, ...)                                                                        \
   static const RuleDef name##_defs[] = {__VA_ARGS__};                                          \
-  static RuleSet name = {name##_defs, (int)(sizeof name##_defs / sizeof name##_defs[0]), NULL, NULL}
+  static RuleSet name = {name##_defs, (int)(sizeof name##_defs / sizeof name##_defs[0]), NULL,   \
+                         NULL, NULL}
 
 /* Rule table entries: a plain rule, one with a side condition, and the same two with the
  * result simplified again. */

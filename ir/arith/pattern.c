@@ -258,8 +258,47 @@ static bool match(const Pat *p, Expr *e, PMatch *m) {
   TES_UNREACHABLE();
 }
 
+/* Whether an expression of kind k can match p, looking at p's node alone. */
+static bool kind_fits(const Pat *p, ExprKind k) {
+  switch (p->kind) {
+  case PN_VAR: return true;
+  case PN_CONST:
+  case PN_NUM:
+  case PN_BOOL: return k == EXPR_INT;
+  case PN_BINARY: return k == p->op;
+  case PN_NOT: return k == EXPR_NOT;
+  case PN_SELECT: return k == EXPR_SELECT;
+  case PN_RAMP: return k == EXPR_RAMP;
+  case PN_BCAST: return k == EXPR_BROADCAST;
+  }
+  TES_UNREACHABLE();
+}
+
+/* Whether a binary pattern's operands can match operands of kinds a and b (any other
+ * pattern: yes). */
+static bool operands_fit(const Pat *p, ExprKind a, ExprKind b) {
+  return p->kind != PN_BINARY || (kind_fits(p->a, a) && kind_fits(p->b, b));
+}
+
+static bool is_binary(const Expr *e) {
+  switch (e->kind) {
+  IR_CASE_BINARY:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* A quick no for most rules that do not match (lowering tries thousands a build): the kinds
+ * of e and, for a binary pattern, of its operands. */
+static bool may_match(const Pat *p, const Expr *e) {
+  return kind_fits(p, e->kind) &&
+         (!is_binary(e) || operands_fit(p, e->u.bin.a->kind, e->u.bin.b->kind));
+}
+
 bool arith_pat_match(const Pat *p, Expr *e, PMatch *m, RuleCond cond, Simp *s) {
   for (; p; p = p->alt) {
+    if (!may_match(p, e)) continue;
     memset(m, 0, sizeof *m);
     if (match(p, e, m) && (!cond || cond(s, m))) return true;
   }
@@ -342,10 +381,29 @@ static void compile(RuleSet *rs) {
   }
 }
 
+/* The rules of rs that may match a binary node with operands of kinds a and b (one of their
+ * alternatives may), in order, ending in -1. */
+static const int *candidates(RuleSet *rs, ExprKind a, ExprKind b) {
+  if (!rs->by_operands)
+    rs->by_operands = xcalloc((size_t)EXPR_KIND_COUNT * EXPR_KIND_COUNT, sizeof(int *));
+  int **slot = &rs->by_operands[(size_t)a * EXPR_KIND_COUNT + b];
+  if (*slot) return *slot;
+  int *list = xmalloc((size_t)(rs->n + 1) * sizeof *list), n = 0;
+  for (int i = 0; i < rs->n; i++) {
+    const Pat *p = rs->from[i];
+    while (p && !operands_fit(p, a, b)) p = p->alt;
+    if (p) list[n++] = i;
+  }
+  list[n] = -1;
+  return *slot = list;
+}
+
 Expr *arith_rules_apply(Simp *s, RuleSet *rs, Expr *e) {
   if (!rs->from) compile(rs);
   PMatch m;
-  for (int i = 0; i < rs->n; i++) {
+  const int *cand = is_binary(e) ? candidates(rs, e->u.bin.a->kind, e->u.bin.b->kind) : NULL;
+  for (int k = 0; cand ? cand[k] >= 0 : k < rs->n; k++) {
+    int i = cand ? cand[k] : k;
     if (!arith_pat_match(rs->from[i], e, &m, rs->defs[i].cond, s)) continue;
     Expr *r = arith_pat_build(s->an->arena, rs->to[i], &m, e->dtype);
     if (rs->defs[i].again) r = arith_simp_recurse(s, r);

@@ -88,6 +88,9 @@ config.substitutions.append((cmd_start + r'not(?= )', os.path.join(llvm_bin, 'no
 home = tempfile.mkdtemp(prefix='tes-lit-home-')
 atexit.register(shutil.rmtree, home, True)
 config.environment['HOME'] = home
+# The compile cache (docs/build.md) in the scratch HOME too, whatever the caller's XDG says;
+# tests of the cache give each run a folder of its own (%t).
+config.environment['XDG_CACHE_HOME'] = os.path.join(home, 'cache')
 for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TES_NUM_THREADS', 'TMPDIR'):
     if var in os.environ:
         config.environment[var] = os.environ[var]
