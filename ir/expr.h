@@ -196,8 +196,17 @@ typedef enum {
   ATTR_NODE_VAR,
   ATTR_NODE_BUFFER,
   ATTR_NODE_TENSOR,
-  ATTR_NODE_COMMREDUCER /* attr [meta[tir.CommReducer][i]] "reduce_scope" */
+  ATTR_NODE_COMMREDUCER, /* attr [meta[tir.CommReducer][i]] "reduce_scope" */
+  ATTR_NODE_BUFFER_BIND  /* attr [[buffer(B), A]] "buffer_bind_scope": a BufferBind */
 } AttrNodeKind;
+
+/* Tensorize's binding of a tensor intrinsic's buffer to a region of a tensor: the attr's
+ * value is @tir.tvm_tuple(min0, extent0, min1, extent1, ...) in the tensor's indices, and
+ * storage flattening makes the buffer a view of the tensor's storage there. */
+typedef struct BufferBind {
+  Buffer *buffer;
+  Tensor *tensor;
+} BufferBind;
 
 struct Stmt {
   StmtKind kind;

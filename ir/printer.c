@@ -124,7 +124,8 @@ static void print_call(StrBuf *out, const Expr *e) {
     if (e->u.call.n) sb_puts(out, ", ");
   }
   print_list(out, e->u.call.n, e->u.call.args);
-  if (e->u.call.n || bare_extern) sb_puts(out, ", ");
+  /* TVM prints a type annotation, which has no arguments, as `(, dtype=T)` */
+  if (e->u.call.n || bare_extern || strcmp(op, "tir.type_annotation") == 0) sb_puts(out, ", ");
   sb_puts(out, "dtype=");
   put_dtype(out, e->dtype);
   sb_putc(out, ')');
@@ -503,6 +504,11 @@ static void print_attr_node(Printer *p, AttrNodeKind k, const void *node) {
       p->reducers[p->nreducers++] = node;
     }
     sb_printf(p->out, "meta[tir.CommReducer][%d]", i);
+    return;
+  }
+  case ATTR_NODE_BUFFER_BIND: {
+    const BufferBind *bb = node;
+    sb_printf(p->out, "[buffer(%s), %s]", bb->buffer->name, bb->tensor->name);
     return;
   }
   }

@@ -479,8 +479,29 @@ static void verify_allocate(Verifier *vf, const Stmt *s) {
 
 /* A virtual thread binds its variable for its body only: InjectVirtualThread rewrites reads
  * there and nowhere else. Thread launches were declared for the whole walk. */
+/* The variables of a tensor intrinsic's buffer (its data, and the elem_offset, strides and
+ * shape that are variables) stand for the bound region inside a buffer_bind_scope, until
+ * storage flattening substitutes them; d is +1 entering, -1 leaving. */
+static void count_bound_buffer(Verifier *vf, const Buffer *b, intptr_t d) {
+  add_count(&vf->scope, b->data, d);
+  if (b->elem_offset && b->elem_offset->kind == EXPR_VAR)
+    add_count(&vf->scope, b->elem_offset->u.var, d);
+  for (int k = 0; k < b->ndim; k++) {
+    if (b->strides && b->strides[k]->kind == EXPR_VAR)
+      add_count(&vf->scope, b->strides[k]->u.var, d);
+    if (b->shape[k]->kind == EXPR_VAR) add_count(&vf->scope, b->shape[k]->u.var, d);
+  }
+}
+
 static void verify_attr(Verifier *vf, const Stmt *s) {
   ir_visit_expr(&vf->v, s->u.attr.value);
+  if (s->u.attr.nkind == ATTR_NODE_BUFFER_BIND) {
+    const Buffer *b = ((const BufferBind *)s->u.attr.node)->buffer;
+    count_bound_buffer(vf, b, 1);
+    ir_visit_stmt(&vf->v, s->u.attr.body);
+    count_bound_buffer(vf, b, -1);
+    return;
+  }
   bool vthread =
       s->u.attr.nkind == ATTR_NODE_ITERVAR && strcmp(s->u.attr.key, "virtual_thread") == 0;
   if (!vthread && !is_thread_launch(s)) {

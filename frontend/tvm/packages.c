@@ -7,6 +7,7 @@
 #include "frontend/np/np.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/te.h"
+#include "frontend/tvm/tir_impl.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 
@@ -35,6 +36,9 @@ static const ModuleDef mod_tvm_te = {
 static const ModuleDef mod_tvm_tir = {
     "tvm.tir",  bi_tir_funcs, bi_tir_module_init, "loop-level IR: const, Select, Cast, decl_buffer",
     TE_PENDING, NULL};
+static const ModuleDef mod_tvm_tir_ir_builder = {
+    "tvm.tir.ir_builder", bi_tir_builder_funcs, NULL,
+    "a builder of statements for tensor intrinsics: create", NULL, NULL};
 /* TOPI is written in TES (stdlib/topi/): its modules are the files below topi/, found by path
  * (modules.c), each loaded on its first use; their doc lines come from the files. */
 static const ModuleDef mod_tvm_topi = {"tvm.topi", NULL, NULL, NULL, NULL, "topi/__init__.tes"};
@@ -70,7 +74,8 @@ PENDING_MODULE(mod_vta_testing, "vta.testing", "the VTA simulator's statistics",
 #undef PENDING_MODULE
 
 static const ModuleDef *const tvm_defs[] = {
-    &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_topi,
+    &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_tir_ir_builder,
+    &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
     &mod_tvm_contrib, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
     &mod_vta,         &mod_vta_testing,      NULL,

@@ -12,6 +12,7 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tensor_intrin.h"
 #include "ir/lower.h"
 
 /* Schedules, stages and lowered functions compare by identity, as TVM's objects do. */
@@ -439,13 +440,18 @@ static Value *st_set_store_predicate(Interp *I, Value *self, Value **a) {
                                               : sched_raise(I, st->sched);
 }
 
-/* Tensor intrinsics (SPEC §12) are not there yet; the method exists so that a tutorial's
- * tensorize line says so instead of reporting a missing attribute. */
+/* The loops are matched against the intrinsic when the schedule is lowered (tensorize.c). */
 static Value *st_tensorize(Interp *I, Value *self, Value **a) {
-  return interp_raise(I, EXC_RuntimeError,
-                      "not supported yet: tensorize of stage %s (it arrives with tensor "
-                      "intrinsics, SPEC §12, or later)",
-                      stage_of(self)->op->name);
+  Stage *st = stage_of(self);
+  IterVar *iv = axis_arg(I, a[0], "tensorize");
+  if (!iv) return NULL;
+  TensorIntrin *in = bi_tensor_intrin_of(a[1]);
+  if (!in)
+    return interp_raise(I, EXC_TypeError,
+                        "tensorize: intrin must be a TensorIntrin (te.decl_tensor_intrin), not "
+                        "'%s'",
+                        val_type_name(a[1]));
+  return sched_tensorize(st, iv, in) ? changed(I, st, "tensorize") : sched_raise(I, st->sched);
 }
 
 static const Builtin stage_methods[] = {
@@ -478,7 +484,7 @@ static const Builtin stage_methods[] = {
      "set_store_predicate(pred): store this stage's cross-thread reduction only where pred "
      "holds"},
     {"tensorize", st_tensorize, 2, PARAMS("var", "tensor_intrin"),
-     "tensorize(axis, intrin): the loops below axis as one tensor intrinsic (not supported yet)"},
+     "tensorize(axis, intrin): the loops from axis inwards as a tensor intrinsic"},
     {0},
 };
 

@@ -8,6 +8,9 @@
 
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tensor_intrin.h"
+#include "frontend/tvm/tir.h"
+#include "frontend/tvm/tir_impl.h"
 
 static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
 
@@ -103,6 +106,10 @@ static int shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out
     if (!((*out)[i] = extent_arg(I, items[i], fn, i))) return -1;
   *ndim = (int)n;
   return 0;
+}
+
+int bi_te_shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out) {
+  return shape_arg(I, v, fn, ndim, out);
 }
 
 /* The integer literal of a Python int, int32 unless it needs int64. */
@@ -628,6 +635,7 @@ const Builtin bi_tir_funcs[] = {
         "Cast(dtype, value) -> PrimExpr: cast(dtype, value)"),
     ROW("Select", fn_select, 3, PARAMS("condition", "true_value", "false_value"),
         "Select(condition, true_value, false_value) -> PrimExpr: both branches evaluated"),
+    BI_TIR_STMT_ROWS
     {0},
 };
 #undef COMMON_ROWS
@@ -647,12 +655,13 @@ int bi_te_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_placeholder_op_class);
   add_type(m, &bi_sched_schedule_class);
   add_type(m, &bi_sched_stage_class);
-  return 0;
+  return bi_tensor_intrin_init(I, m);
 }
 
 int bi_tir_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_expr_class);
   add_type(m, &bi_te_itervar_class);
   add_type(m, &bi_te_combiner_class);
-  return 0;
+  add_type(m, &bi_tir_stmt_class);
+  return bi_tir_buffer_init(I, m);
 }

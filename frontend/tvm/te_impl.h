@@ -87,6 +87,9 @@ int bi_te_truthy(Interp *I, Expr *e);
 /* ---- arguments (tvm/te.c) ---- */
 /* A str argument, or dflt when v is NULL; TypeError naming fn and arg otherwise. */
 const char *bi_te_str_arg(Interp *I, Value *v, const char *fn, const char *arg, const char *dflt);
+/* A shape: a tuple or list of non-negative integer extents, or one extent; -1 with a
+ * TypeError/ValueError naming fn. The array (ndim + 1 entries) is in the session's arena. */
+int bi_te_shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out);
 /* A bool scalar expression (a condition): TypeError naming fn otherwise. */
 Expr *bi_te_cond_arg(Interp *I, Value *v, const char *fn, const char *arg);
 

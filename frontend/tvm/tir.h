@@ -11,6 +11,8 @@
 /* tvm.tir.Buffer (tir_buffer.c). */
 Value *bi_tir_wrap_buffer(Buffer *b);
 Buffer *bi_tir_buffer_of(Value *v); /* NULL, nothing raised: not a Buffer */
+/* Adds decl_buffer and the Buffer type to the tvm.tir module. */
+int bi_tir_buffer_init(Interp *I, Value *module);
 
 /* tvm.tir.Stmt (tir_stmt.c). */
 Value *bi_tir_wrap_stmt(Stmt *s);

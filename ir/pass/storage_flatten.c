@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "ir/bounds.h"
+#include "ir/printer.h"
+#include "ir/ptrmap.h"
+#include "ir/strbuf.h"
 #include "ir/pass/pass.h"
 #include "ir/support.h"
 
@@ -30,6 +33,16 @@ typedef struct DimAlign {
   int dim, factor, offset;
 } DimAlign;
 
+/* A tensor intrinsic's buffer bound to a region (buffer_bind_scope): accesses through a buffer
+ * on its data become accesses of the tensor's storage, with the offsets the binding gives. */
+typedef struct Alias {
+  const Var *data;  /* the intrinsic buffer's data */
+  const Buffer *to; /* the bound tensor's buffer */
+  int nmap;
+  VarMap *map; /* the intrinsic buffer's variables -> the region's */
+  PtrMap views; /* Buffer * -> its view over `to` */
+} Alias;
+
 typedef struct Flatten {
   IrMutator m;
   PassCtx *ctx;
@@ -38,6 +51,8 @@ typedef struct Flatten {
   int thread_rank; /* -1 outside threads, 0 under blockIdx, 1 under threadIdx */
   int nalign, cap_align;
   DimAlign *aligns; /* every buffer_dim_align seen; the attrs sit outside their realize */
+  int nalias, cap_alias;
+  Alias *aliases; /* the buffer_bind_scopes around the current node */
 } Flatten;
 
 static bool is_const(const Expr *e, int64_t *v) {
@@ -115,8 +130,49 @@ static const Binding *must_bind(const Flatten *f, const Tensor *t) {
   return b;
 }
 
+/* The buffer to access instead of b where a buffer_bind_scope bound b's data to a tensor's
+ * storage (b itself elsewhere), and in *off what to add to b's indices: b's elem_offset with
+ * the binding's variables substituted, or NULL. As in TVM, the printed index then shows where
+ * the region starts. */
+static Buffer *aliased(Flatten *f, Buffer *b, Expr **off) {
+  Arena *a = f->m.arena;
+  *off = NULL;
+  for (int i = f->nalias - 1; i >= 0; i--) {
+    Alias *al = &f->aliases[i];
+    if (al->data != b->data) continue;
+    if (b->elem_offset) *off = ir_substitute_expr(a, b->elem_offset, al->nmap, al->map);
+    if (dt_eq(b->dtype, al->to->dtype) && !al->to->elem_offset) return (Buffer *)al->to;
+    Buffer *v = ptrmap_get(&al->views, b);
+    if (v) return v;
+    v = arena_alloc(a, sizeof *v);
+    *v = *al->to;
+    v->dtype = b->dtype;      /* the same storage read as another element type */
+    v->elem_offset = NULL;    /* the bound offset counts from data, the tensor's own included */
+    ptrmap_put(&al->views, b, v);
+    return v;
+  }
+  return b;
+}
+
+static Expr *offset_index(Arena *a, Expr *index, Expr *off) {
+  if (!off) return index;
+  if (index->dtype.lanes == 1) return fold(a, EXPR_ADD, as_dtype(a, off, index->dtype), index);
+  if (index->kind == EXPR_RAMP)
+    return ir_ramp(a, fold(a, EXPR_ADD, as_dtype(a, off, index->u.ramp.base->dtype), index->u.ramp.base),
+                   index->u.ramp.stride, index->u.ramp.lanes);
+  DType t = index->dtype;
+  t.lanes = 1;
+  return ir_binary(a, EXPR_ADD, ir_broadcast(a, as_dtype(a, off, t), index->dtype.lanes), index);
+}
+
 static Expr *flatten_expr(IrMutator *m, Expr *e) {
   Flatten *f = (Flatten *)m;
+  if (e->kind == EXPR_LOAD && f->nalias) {
+    Expr *r = ir_mutate_children_expr(m, e), *off;
+    Buffer *b = aliased(f, r->u.load.buf, &off);
+    if (b == r->u.load.buf) return r;
+    return ir_load(m->arena, b, offset_index(m->arena, r->u.load.index, off), r->u.load.predicate);
+  }
   if (e->kind != EXPR_PRODUCER_LOAD) return ir_mutate_children_expr(m, e);
   const Binding *b = must_bind(f, e->u.pload.tensor);
   return ir_load(m->arena, b->buf, flat_index(f, b, e->u.pload.n, e->u.pload.indices), NULL);
@@ -226,8 +282,114 @@ static Stmt *tensor_attr(Flatten *f, Stmt *s) {
   return ir_attr(f->m.arena, ATTR_NODE_VAR, b->buf->data, s->u.attr.key, s->u.attr.value, body);
 }
 
+static bool bind_error(Flatten *f, const Buffer *b, const Tensor *t, const char *fmt,
+                       const Expr *e) {
+  StrBuf text = STRBUF_INIT;
+  if (e) ir_print_expr(&text, e);
+  ir_error(f->ctx->diag, "cannot bind buffer %s of a tensor intrinsic to tensor %s: %s%s", b->name,
+           t->name, fmt, e ? sb_cstr(&text) : "");
+  sb_free(&text);
+  return false;
+}
+
+/* x is y, or x is a variable standing for y (added to al's map). */
+static bool bind_value(Flatten *f, Alias *al, Expr *x, Expr *y) {
+  if (x->kind == EXPR_VAR) {
+    for (int i = 0; i < al->nmap; i++)
+      if (al->map[i].from == x->u.var) return ir_expr_equal(al->map[i].to, y);
+    al->map[al->nmap++] = (VarMap){x->u.var, as_dtype(f->m.arena, y, x->dtype)};
+    return true;
+  }
+  int64_t cx, cy;
+  if (ir_as_int(x, &cx) && ir_as_int(y, &cy)) return cx == cy;
+  return ir_expr_equal(x, y);
+}
+
+/* attr [[buffer(B), T]] "buffer_bind_scope" = tvm_tuple(min0, extent0, ...): B becomes a view
+ * of T's storage at the region (TVM's ArgBinder::BindBuffer, by fuzzy match: B's dimensions are
+ * T's last ones, the others of extent 1): its data is T's, its elem_offset the region's start,
+ * its strides T's, its shape the extents; variables among them are substituted in the body. */
+static Stmt *bind_buffer(Flatten *f, Stmt *s) {
+  Arena *a = f->m.arena;
+  const BufferBind *bb = s->u.attr.node;
+  Buffer *B = bb->buffer;
+  const Tensor *T = bb->tensor;
+  const Binding *tb = must_bind(f, T);
+  const Expr *tuple = s->u.attr.value;
+  int nd = tuple->u.call.n / 2, lead = nd - B->ndim;
+  if (lead < 0) return bind_error(f, B, T, "it has more dimensions than the tensor", NULL), s;
+  Expr **strides = arena_alloc(a, (size_t)(nd + 1) * sizeof *strides);
+  Expr *stride = NULL;
+  for (int d = nd - 1; d >= 0; d--) {
+    if (tb->buf->strides) {
+      strides[d] = tb->buf->strides[d];
+      continue;
+    }
+    strides[d] = stride ? stride : ir_i32(a, 1);
+    stride = fold(a, EXPR_MUL, strides[d], as_dtype(a, tb->buf->shape[d], strides[d]->dtype));
+  }
+  Expr *off = NULL;
+  for (int d = 0; d < nd; d++) {
+    Expr *min = tuple->u.call.args[2 * d];
+    if (tb->bounds) min = fold(a, EXPR_SUB, min, as_dtype(a, tb->bounds[d].min, min->dtype));
+    Expr *term = fold(a, EXPR_MUL, min, as_dtype(a, strides[d], min->dtype));
+    off = off ? fold(a, EXPR_ADD, off, as_dtype(a, term, off->dtype)) : term;
+  }
+  if (!off) off = ir_i32(a, 0);
+  if (tb->buf->elem_offset)
+    off = fold(a, EXPR_ADD, as_dtype(a, tb->buf->elem_offset, off->dtype), off);
+  Alias al = {B->data, tb->buf, 0, arena_alloc(a, (size_t)(2 * nd + 3) * sizeof(VarMap)), {0}};
+  ptrmap_init(&al.views, a);
+  al.map[al.nmap++] = (VarMap){B->data, ir_varref(a, tb->buf->data)};
+  int64_t c;
+  if (B->offset_factor > 1 && ir_as_int(off, &c) && c % B->offset_factor != 0)
+    return bind_error(f, B, T, "the region starts at an offset that is not a multiple of its "
+                               "offset_factor: ", off), s;
+  if (B->elem_offset && B->elem_offset->kind == EXPR_VAR) {
+    al.map[al.nmap++] = (VarMap){B->elem_offset->u.var, as_dtype(a, off, B->elem_offset->dtype)};
+  } else if (!(ir_as_int(off, &c) && c == (B->elem_offset ? B->elem_offset->u.ival : 0))) {
+    return bind_error(f, B, T, "the buffer has no elem_offset variable (declare it with "
+                               "offset_factor) but the region starts at ", off), s;
+  }
+  for (int d = 0; d < lead; d++)
+    if (!ir_is_const_int(tuple->u.call.args[2 * d + 1], 1))
+      return bind_error(f, B, T, "a leading dimension of the region has extent ",
+                        tuple->u.call.args[2 * d + 1]), s;
+  Expr *compact = NULL;
+  for (int j = B->ndim - 1; j >= 0; j--) {
+    int d = j + lead;
+    Expr *ext = tuple->u.call.args[2 * d + 1];
+    if (!bind_value(f, &al, B->shape[j], ext))
+      return bind_error(f, B, T, "its shape differs from the region's extent ", ext), s;
+    if (B->strides) {
+      if (!bind_value(f, &al, B->strides[j], strides[d]))
+        return bind_error(f, B, T, "its stride differs from the tensor's stride ", strides[d]), s;
+    } else if (compact && !bind_value(f, &al, compact, strides[d])) {
+      return bind_error(f, B, T, "it is compact but the region is not (declare it with strides); "
+                                 "the tensor's stride there is ", strides[d]), s;
+    }
+    Expr *e = compact ? compact : ir_i32(a, 1);
+    compact = fold(a, EXPR_MUL, e, as_dtype(a, ext, e->dtype));
+  }
+  Stmt *body = ir_substitute_stmt(a, s->u.attr.body, al.nmap, al.map);
+  VEC_GROW(a, f->aliases, f->cap_alias, f->nalias + 1);
+  f->aliases[f->nalias++] = al;
+  body = ir_mutate_stmt(&f->m, body);
+  f->nalias--;
+  return body;
+}
+
 static Stmt *flatten_stmt(IrMutator *m, Stmt *s) {
   Flatten *f = (Flatten *)m;
+  if (s->kind == STMT_ATTR && s->u.attr.nkind == ATTR_NODE_BUFFER_BIND) return bind_buffer(f, s);
+  if (s->kind == STMT_STORE && f->nalias) {
+    Stmt *r = ir_mutate_children_stmt(m, s);
+    Expr *off;
+    Buffer *b = aliased(f, r->u.store.buf, &off);
+    if (b == r->u.store.buf) return r;
+    return ir_store(m->arena, b, r->u.store.value,
+                    offset_index(m->arena, r->u.store.index, off), r->u.store.predicate);
+  }
   if (s->kind == STMT_ATTR && s->u.attr.nkind == ATTR_NODE_TENSOR) {
     Stmt *r = tensor_attr(f, s);
     if (r) return r;
@@ -248,7 +410,8 @@ static Stmt *flatten_stmt(IrMutator *m, Stmt *s) {
 }
 
 Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx) {
-  Flatten f = {{ctx->arena, flatten_expr, flatten_stmt}, ctx, 0, 0, NULL, -1, 0, 0, NULL};
+  Flatten f = {{ctx->arena, flatten_expr, flatten_stmt}, ctx, 0, 0, NULL, -1, 0, 0, NULL,
+               0, 0, NULL};
   for (int i = 0; i < ctx->nbinds; i++)
     push_binding(&f, (Binding){ctx->bind_tensors[i], ctx->bind_buffers[i], NULL});
   return ir_mutate_stmt(&f.m, s);

@@ -314,6 +314,14 @@ static Stmt *restore_stmt(IrMutator *m, Stmt *s) {
     return ir_realize(a, t, s->u.realize.ndim, s->u.realize.bounds, s->u.realize.condition,
                       s->u.realize.scope, s->u.realize.body);
   case STMT_ATTR:
+    if (s->u.attr.nkind == ATTR_NODE_BUFFER_BIND) {
+      const BufferBind *bb = s->u.attr.node;
+      t = restored(r, bb->tensor);
+      if (t == bb->tensor) return s;
+      BufferBind *nb = arena_alloc(a, sizeof *nb);
+      *nb = (BufferBind){bb->buffer, t};
+      return ir_attr(a, ATTR_NODE_BUFFER_BIND, nb, s->u.attr.key, s->u.attr.value, s->u.attr.body);
+    }
     if (s->u.attr.nkind != ATTR_NODE_TENSOR) return s;
     t = restored(r, s->u.attr.node);
     if (t == s->u.attr.node) return s;

@@ -108,6 +108,53 @@ void sched_pass_down_mask(const LStage *ls, PtrMap *state);
 int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *values,
                            bool skip_root_domain, const PtrMap *skip, Expr ***out);
 
+/* ---- loop nests (schedule_ops.c), shared with tensorize.c ---- */
+
+/* The wrappers around a stage's body, by loop level. */
+typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_IF } WrapKind;
+
+typedef struct Wrap {
+  WrapKind kind;
+  int level;          /* 0 outside every loop, i + 1 inside leaf i, nleaf + 1 the guards */
+  Var *var;           /* FOR, LET */
+  Expr *min, *extent; /* FOR; LET's value in min */
+  ForKind fkind;
+  IterVar *node; /* ATTR */
+  const char *key;
+  Expr *value; /* ATTR; IF's condition */
+} Wrap;
+
+typedef struct Nest {
+  Arena *arena;
+  int n, cap;
+  Wrap *w;
+} Nest;
+
+/* body inside the wrappers of levels [from, to), innermost applied first. */
+Stmt *sched_merge_nest(const Nest *n, int from, int to, Stmt *body);
+/* Loops for leaves [begin, nleaf) into n (wrapper level i + 1 for leaf i), their values into
+ * values (IterVar * -> Expr *), then the root values. init: fresh `x.init` variables and no
+ * attach points. skip: leaves (IterVar * -> non-NULL) that get no loop (may be NULL). */
+void sched_make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init,
+                          const PtrMap *skip, PtrMap *values, Nest *n);
+/* The split guards at level nleaf + 1, each inside `@tir.likely`. */
+void sched_add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, bool skip_root,
+                      const PtrMap *skip, Nest *n);
+/* Replaces each itervar's variable by its value in s. */
+Stmt *sched_substitute_values(Arena *a, Stmt *s, const PtrMap *values);
+/* The first leaf a reduce axis feeds (nleaf if none); state gets each itervar's mask, bit 1
+ * from spatial axes, bit 2 from reduce axes. */
+int sched_first_reduce_loop(const LStage *ls, PtrMap *state);
+
+/* ---- tensorize (tensorize.c) ---- */
+
+/* The leaf position of ls's tensorized axis, or -1. */
+int sched_tensorize_loc(const LStage *ls);
+/* ls's statements with the loops from leaf tloc inwards replaced by its tensor intrinsic,
+ * matched and bound (TVM's MakeTensorize); NULL with a user error on b->diag when the loops
+ * do not match the intrinsic. */
+Stmt *sched_make_tensorize(SchedBounds *b, const LStage *ls, int tloc);
+
 /* ---- dataflow rewriting (cache.c, rfactor.c; sched_insert_stage in schedule_lang.c) ---- */
 
 /* A new stage for op (its root axes as leaves, computed at root), put at position pos of

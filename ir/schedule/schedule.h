@@ -42,6 +42,19 @@ typedef enum {
   ATTACH_SCOPE   /* computed inside attach_stage's loop over attach_ivar */
 } AttachKind;
 
+/* A tensor intrinsic (te.decl_tensor_intrin): what a compute op looks like (op, whose loops
+ * tensorize matches) and the statements that replace such loops, written over one buffer per
+ * input of op (in op->inputs' order) and then per output. body computes the whole region;
+ * reduce_init and reduce_update are the two halves of a reduction whose outer reduce loops stay
+ * (any may be NULL). */
+typedef struct TensorIntrin {
+  const char *name;
+  Operation *op;
+  int nbuffers; /* op->ninputs + op->noutputs */
+  Buffer **buffers;
+  Stmt *body, *reduce_init, *reduce_update;
+} TensorIntrin;
+
 /* What the loop of one leaf itervar becomes. */
 typedef struct IterVarAttr {
   IterVar *iv;
@@ -53,6 +66,8 @@ typedef struct IterVarAttr {
   /* storage_align on a root spatial axis: that dimension's stride % factor == offset in the
    * stage's buffer; factor 0: not aligned. */
   int dim_align_factor, dim_align_offset;
+  /* tensorize(): the loops from this one inwards are the intrinsic (ir/schedule/tensorize.c) */
+  const TensorIntrin *tensor_intrin;
 } IterVarAttr;
 
 struct Stage {
@@ -116,6 +131,10 @@ bool sched_unroll(Stage *st, IterVar *iv);
 bool sched_bind(Stage *st, IterVar *iv, IterVar *thread);
 /* Annotates a leaf axis's loop with attr "pragma_KEY" = value (NULL: 1). */
 bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value);
+/* tensorize(axis, intrin): the loop over leaf iv and the loops inside it become intrin's
+ * statements. The loops are matched against intrin's op when the schedule is lowered
+ * (tensorize.c), where a mismatch is a user error of the lowering. */
+bool sched_tensorize(Stage *st, IterVar *iv, const TensorIntrin *intrin);
 /* The storage scope of a computed stage's outputs: "global", "shared", "local", "warp",
  * "wmma.matrix_a"/"wmma.matrix_b"/"wmma.accumulator", or "local.NAME" (VTA's buffers); ""
  * infers it from the threads around the stage again. */

@@ -429,6 +429,19 @@ bool sched_bind(Stage *st, IterVar *iv, IterVar *thread) {
   return true;
 }
 
+bool sched_tensorize(Stage *st, IterVar *iv, const TensorIntrin *intrin) {
+  if (leaf_pos(st, iv, "tensorize") < 0) return false;
+  if (st->op->kind != OP_COMPUTE)
+    return sched_fail(st->sched, "cannot tensorize stage %s: it is not a compute", st->op->name);
+  for (int i = 0; i < st->nattr; i++)
+    if (st->attrs[i].tensor_intrin && st->attrs[i].iv != iv)
+      return sched_fail(st->sched,
+                        "cannot tensorize axis %s of stage %s: axis %s is tensorized already",
+                        nm(iv), st->op->name, nm(st->attrs[i].iv));
+  attr_of(st, iv)->tensor_intrin = intrin;
+  return true;
+}
+
 bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value) {
   if (leaf_pos(st, iv, "pragma") < 0) return false;
   if (!key || !*key)

@@ -11,25 +11,6 @@
 
 /* ---- nests: the wrappers around a stage's body, by loop level ---- */
 
-typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_IF } WrapKind;
-
-typedef struct Wrap {
-  WrapKind kind;
-  int level;          /* 0 outside every loop, i + 1 inside leaf i, nleaf + 1 the guards */
-  Var *var;           /* FOR, LET */
-  Expr *min, *extent; /* FOR; LET's value in min */
-  ForKind fkind;
-  IterVar *node; /* ATTR */
-  const char *key;
-  Expr *value; /* ATTR; IF's condition */
-} Wrap;
-
-typedef struct Nest {
-  Arena *arena;
-  int n, cap;
-  Wrap *w;
-} Nest;
-
 static void push(Nest *n, Wrap w) {
   VEC_GROW(n->arena, n->w, n->cap, n->n + 1);
   n->w[n->n++] = w;
@@ -50,7 +31,7 @@ static Stmt *wrap(Arena *a, const Wrap *w, Stmt *body) {
 }
 
 /* body inside the wrappers of levels [from, to), innermost applied first. */
-static Stmt *merge(const Nest *n, int from, int to, Stmt *body) {
+Stmt *sched_merge_nest(const Nest *n, int from, int to, Stmt *body) {
   for (int i = n->n - 1; i >= 0; i--)
     if (n->w[i].level >= from && n->w[i].level < to) body = wrap(n->arena, &n->w[i], body);
   return body;
@@ -128,7 +109,7 @@ static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range
 
 /* Loops for leaves [begin, nleaf) into n, their values into values (IterVar * -> Expr *),
  * then the root values. init: fresh `x.init` variables and no attach points. */
-static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init,
+void sched_make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init,
                            const PtrMap *skip, PtrMap *values, Nest *n) {
   Arena *a = b->arena;
   for (int i = begin; i < ls->nleaf; i++) {
@@ -154,7 +135,7 @@ static void make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool ini
 }
 
 /* The guards at level nleaf + 1, each inside `@tir.likely`. */
-static void add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, bool skip_root,
+void sched_add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, bool skip_root,
                        const PtrMap *skip, Nest *n) {
   Expr **guards;
   int ng = sched_make_bound_check(b, ls, values, skip_root, skip, &guards);
@@ -165,7 +146,7 @@ static void add_guards(SchedBounds *b, const LStage *ls, const PtrMap *values, b
 }
 
 /* Replaces each itervar's variable by its value in s. */
-static Stmt *substitute(Arena *a, Stmt *s, const PtrMap *values) {
+Stmt *sched_substitute_values(Arena *a, Stmt *s, const PtrMap *values) {
   VarMap *map = arena_alloc(a, (size_t)(values->n + 1) * sizeof *map);
   int n = 0;
   for (size_t i = 0; i < values->cap; i++)
@@ -220,7 +201,7 @@ static void reduction(Arena *a, const LStage *ls, Stmt **init, Stmt **update) {
 }
 
 /* The first leaf a reduce axis feeds: loops before it hold the init statement too. */
-static int first_reduce_loop(const LStage *ls, PtrMap *state) {
+int sched_first_reduce_loop(const LStage *ls, PtrMap *state) {
   const Operation *op = ls->st->op;
   for (int i = 0; i < op->nreduce; i++) ptrmap_put(state, op->reduce_axis[i], (void *)2);
   for (int i = 0; i < op->naxis; i++) ptrmap_put(state, op->axis[i], (void *)1);
@@ -236,21 +217,21 @@ static Stmt *reduce_stmt(SchedBounds *b, const LStage *ls, const Nest *main, Ptr
   ptrmap_init(&state, a);
   ptrmap_init(&skip, a);
   ptrmap_init(&init_values, a);
-  int begin = first_reduce_loop(ls, &state);
+  int begin = sched_first_reduce_loop(ls, &state);
   for (size_t i = 0; i < state.cap; i++)
     if (state.keys[i] && (intptr_t)state.vals[i] == 2)
       ptrmap_put(&skip, state.keys[i], (void *)1);
   for (int i = 0; i < begin; i++)
     ptrmap_put(&init_values, ls->leaf[i], ptrmap_get(values, ls->leaf[i]));
   Nest init_nest = {a, 0, 0, NULL};
-  make_loop_nest(b, ls, begin, true, &skip, &init_values, &init_nest);
-  add_guards(b, ls, &init_values, true, &skip, &init_nest);
+  sched_make_loop_nest(b, ls, begin, true, &skip, &init_values, &init_nest);
+  sched_add_guards(b, ls, &init_values, true, &skip, &init_nest);
   Stmt *init, *update;
   reduction(a, ls, &init, &update);
-  init = substitute(a, merge(&init_nest, 0, ls->nleaf + 2, init), &init_values);
-  update = merge(main, begin + 1, ls->nleaf + 2, update);
+  init = sched_substitute_values(a, sched_merge_nest(&init_nest, 0, ls->nleaf + 2, init), &init_values);
+  update = sched_merge_nest(main, begin + 1, ls->nleaf + 2, update);
   Stmt *both[2] = {init, update};
-  return merge(main, 0, begin + 1, ir_seq(a, 2, both));
+  return sched_merge_nest(main, 0, begin + 1, ir_seq(a, 2, both));
 }
 
 /* ---- cross-thread reduction (TVM's MakeCrossThreadReduction) ---- */
@@ -351,7 +332,7 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
   PtrMap values;
   ptrmap_init(&values, a);
   Nest main = {a, 0, 0, NULL};
-  make_loop_nest(b, ls, 0, false, NULL, &values, &main);
+  sched_make_loop_nest(b, ls, 0, false, NULL, &values, &main);
   Expr **guards;
   int ng = sched_make_bound_check(b, ls, &values, false, NULL, &guards);
   bool *normal = arena_alloc(a, (size_t)(ls->nleaf + 2) * sizeof *normal);
@@ -428,20 +409,22 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
     body = ir_realize(a, temps[i], 1, &one, NULL, "local", body);
     if (any_normal) body = ir_realize(a, normals[i], 1, &one, NULL, "local", body);
   }
-  return substitute(a, merge_picked(&main, common, body), &values);
+  return sched_substitute_values(a, merge_picked(&main, common, body), &values);
 }
 
 static Stmt *build_provide(SchedBounds *b, const LStage *ls) {
   Arena *a = b->arena;
+  int tloc = sched_tensorize_loc(ls);
+  if (tloc >= 0) return sched_make_tensorize(b, ls, tloc);
   if (is_cross_thread(ls)) return cross_thread_reduction(b, ls);
   PtrMap values;
   ptrmap_init(&values, a);
   Nest main = {a, 0, 0, NULL};
-  make_loop_nest(b, ls, 0, false, NULL, &values, &main);
-  add_guards(b, ls, &values, false, NULL, &main);
+  sched_make_loop_nest(b, ls, 0, false, NULL, &values, &main);
+  sched_add_guards(b, ls, &values, false, NULL, &main);
   Stmt *s = ls->st->op->nreduce ? reduce_stmt(b, ls, &main, &values)
-                                : merge(&main, 0, ls->nleaf + 2, provides(a, ls));
-  return substitute(a, s, &values);
+                                : sched_merge_nest(&main, 0, ls->nleaf + 2, provides(a, ls));
+  return sched_substitute_values(a, s, &values);
 }
 
 /* ---- placing stages ---- */
@@ -468,6 +451,7 @@ static Stmt *make_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
   Arena *a = b->arena;
   const Operation *op = ls->st->op;
   Stmt *s = build_provide(b, ls);
+  if (!s) return NULL;
   for (int i = 0; ls->st->double_buffer && i < op->noutputs; i++)
     s = ir_attr(a, ATTR_NODE_TENSOR, op->outputs[i], "double_buffer_scope", ir_i32(a, 1), s);
   if (consumer) {
@@ -500,6 +484,7 @@ static Stmt *inject_stmt(IrMutator *m, Stmt *s) {
   if (!is_loop_scope(s) || s->u.attr.node != in->ls->attach_ivar) return s;
   in->found = true;
   Stmt *body = make_pipeline(in->b, in->ls, s->u.attr.body);
+  if (!body) return s; /* the error is on b->diag */
   return ir_attr(m->arena, s->u.attr.nkind, s->u.attr.node, s->u.attr.key, s->u.attr.value, body);
 }
 
@@ -537,10 +522,12 @@ static Stmt *schedule_ops(SchedBounds *b) {
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
     if (ls->st->attach == ATTACH_ROOT) {
       body = make_pipeline(b, ls, body);
+      if (!body) return NULL;
       continue;
     }
     Injector in = {{a, NULL, inject_stmt}, b, ls, false};
     body = body ? ir_mutate_stmt(&in.m, body) : NULL;
+    if (diag_failed(b->diag)) return NULL;
     if (!in.found) {
       ir_error(b->diag,
                "cannot compute_at: stage %s: axis %s of stage %s has no loop to compute it in",
