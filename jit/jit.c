@@ -92,6 +92,7 @@ static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
     void *addr;
     bool callable;
   } defs[] = {{"rt_parallel_for", (void *)rt_parallel_for, true},
+              {"rt_call_packed", (void *)rt_call_packed, true},
               {RT_INTERRUPT_SYMBOL, (void *)rt_interrupt_flag(), false}};
   enum { N = sizeof defs / sizeof *defs };
   LLVMOrcCSymbolMapPair syms[N];

@@ -31,6 +31,9 @@ typedef struct TesLlvm {
   void (*unload)(JitLib *lib);
   bool (*export_shared)(const char *path, const void *obj, size_t len, Diag *d);
   void (*set_interrupt_flag)(atomic_int *flag); /* jit/runtime.h: before the first build */
+  /* jit/runtime.h's rt_set_packed_hook: what call_packed in generated code calls */
+  void (*set_packed_hook)(int32_t (*hook)(const char *name, const int64_t *values,
+                                          const int32_t *codes, int32_t n, int64_t *ret));
 } TesLlvm;
 
 /* What the plugin exports. */

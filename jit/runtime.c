@@ -167,3 +167,16 @@ int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   pthread_mutex_unlock(&pool.busy);
   return rc;
 }
+
+/* ---- call_packed ---- */
+
+static _Atomic(RtPackedHook) packed_hook;
+
+void rt_set_packed_hook(RtPackedHook hook) { atomic_store(&packed_hook, hook); }
+
+int32_t rt_call_packed(const char *name, const int64_t *values, const int32_t *codes, int32_t n,
+                       int64_t *ret) {
+  RtPackedHook hook = atomic_load(&packed_hook);
+  *ret = 0;
+  return hook ? hook(name, values, codes, n, ret) : RT_ERR_PACKED;
+}

@@ -33,6 +33,18 @@ extern atomic_int rt_interrupt_requested;
 void rt_set_interrupt_flag(atomic_int *flag);
 atomic_int *rt_interrupt_flag(void); /* the flag in use */
 
+/* call_packed: generated code calls rt_call_packed for @tir.tvm_call_packed("name", ...)
+ * (backends/llvm/codegen_llvm.h has the argument codes, mirrored here). It runs the host's
+ * hook, which calls the function registered under name (tvm.register_func); without a hook
+ * (an exported library) it fails. 0, or RT_ERR_PACKED. */
+enum { RT_ERR_PACKED = -3 };
+enum { RT_ARG_INT = 0, RT_ARG_FLOAT = 1, RT_ARG_HANDLE = 2, RT_ARG_STR = 3 };
+typedef int32_t (*RtPackedHook)(const char *name, const int64_t *values, const int32_t *codes,
+                                int32_t n, int64_t *ret);
+void rt_set_packed_hook(RtPackedHook hook);
+int32_t rt_call_packed(const char *name, const int64_t *values, const int32_t *codes, int32_t n,
+                       int64_t *ret);
+
 /* The pool's size: TES_NUM_THREADS when it is a positive integer, else the CPUs this process
  * may run on. Fixed when the pool first starts. */
 int rt_num_threads(void);

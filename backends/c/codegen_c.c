@@ -147,8 +147,9 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
                                            {"bitwise_and", "&"},
                                            {"bitwise_or", "|"},
                                            {"bitwise_xor", "^"}};
-  if (e->u.call.ckind == CALL_EXTERN || strcmp(fn, "call_extern") == 0) {
-    bool named = strcmp(fn, "call_extern") == 0 && n >= 1 && a[0]->kind == EXPR_STR;
+  bool by_name = strcmp(fn, "call_extern") == 0 || strcmp(fn, "call_pure_extern") == 0;
+  if (e->u.call.ckind == CALL_EXTERN || by_name) {
+    bool named = by_name && n >= 1 && a[0]->kind == EXPR_STR;
     cp_put(p, named ? a[0]->u.str : fn);
     return call_args(p, e, named ? 1 : 0, lane);
   }

@@ -200,9 +200,9 @@ static LLVMValueRef if_then_else(Cg *cg, const Expr *e) {
 static LLVMValueRef call_extern(Cg *cg, const Expr *e) {
   const char *name = e->u.call.op;
   int first = 0;
-  if (strcmp(name, "tir.call_extern") == 0) {
+  if (strcmp(name, "tir.call_extern") == 0 || strcmp(name, "tir.call_pure_extern") == 0) {
     if (e->u.call.n < 1 || e->u.call.args[0]->kind != EXPR_STR) {
-      ir_error(cg->diag, "@tir.call_extern needs the function's name first");
+      ir_error(cg->diag, "@%s needs the function's name first", name);
       return poison(cg, e);
     }
     name = e->u.call.args[0]->u.str;
@@ -229,8 +229,11 @@ static LLVMValueRef call_extern(Cg *cg, const Expr *e) {
 
 LLVMValueRef cg_call(Cg *cg, const Expr *e) {
   const char *op = e->u.call.op;
-  if (e->u.call.ckind == CALL_EXTERN || strcmp(op, "tir.call_extern") == 0)
+  LLVMValueRef r;
+  if (e->u.call.ckind == CALL_EXTERN || strcmp(op, "tir.call_extern") == 0 ||
+      strcmp(op, "tir.call_pure_extern") == 0)
     return call_extern(cg, e);
+  if (cg_call_llvm(cg, e, &r)) return r;
   if (strcmp(op, "tir.likely") == 0 && e->u.call.n == 1) return cg_expr(cg, e->u.call.args[0]);
   if (strcmp(op, "tir.if_then_else") == 0) return if_then_else(cg, e);
   const MathFn *m = math_fn(op);

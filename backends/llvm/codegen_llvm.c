@@ -321,6 +321,9 @@ const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64
   if (code >= 1 && code <= c->nmessages) return c->messages[code - 1];
   if (code == CG_LLVM_ERR_NOMEM) return "out of memory";
   if (code == CG_LLVM_ERR_INTERRUPTED) return "interrupted";
+  if (code == CG_LLVM_ERR_PACKED)
+    return "a packed function failed (call_packed: none registered under that name, or called "
+           "from a parallel loop's worker thread)";
   snprintf(buf, 64, "unknown error code %d", (int)code);
   return buf;
 }

@@ -34,7 +34,16 @@
 #include "ir/diag.h"
 #include "ir/func.h"
 
-enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2 };
+enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2, CG_LLVM_ERR_PACKED = -3 };
+
+/* @tir.tvm_call_packed("name", args...) calls the runtime's
+ *   int32_t rt_call_packed(const char *name, const int64_t *values, const int32_t *codes,
+ *                          int32_t n, int64_t *ret);
+ * (jit/runtime.h, which mirrors these codes): values[i] holds argument i as an int64, a
+ * double's bits, a pointer or a C string's address, codes[i] says which; *ret is the result
+ * (an int64, or a double's bits for a float call). A nonzero return (CG_LLVM_ERR_PACKED)
+ * makes the function return it. */
+enum { CG_LLVM_ARG_INT = 0, CG_LLVM_ARG_FLOAT = 1, CG_LLVM_ARG_HANDLE = 2, CG_LLVM_ARG_STR = 3 };
 
 /* What cg_llvm_build made: an optimised LLVM module and the target machine it was made for. */
 typedef struct CgLlvmCode CgLlvmCode;

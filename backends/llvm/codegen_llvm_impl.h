@@ -1,7 +1,7 @@
 /* codegen_llvm_impl.h: what the files of backends/llvm share: the code generator's state (Cg)
  * and the entry points of each part. codegen_llvm.c makes the module, the entry points and the
  * target machine; codegen_target.c parses target strings; codegen_expr.c the expressions;
- * codegen_intrin.c the calls; codegen_mem.c loads and stores; codegen_stmt.c statements, loops and
+ * codegen_intrin.c the calls; codegen_llvm_call.c LLVM intrinsics by name and imported IR; codegen_mem.c loads and stores; codegen_stmt.c statements, loops and
  * parallel outlining. */
 #ifndef TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
 #define TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
@@ -96,6 +96,12 @@ LLVMValueRef cg_to_i64(Cg *cg, LLVMValueRef v, DType from);
 
 /* ---- codegen_intrin.c ---- */
 LLVMValueRef cg_call(Cg *cg, const Expr *e);
+
+/* ---- codegen_llvm_call.c ---- */
+/* LLVM intrinsics by name and tir.reinterpret: false when e is none of them. */
+bool cg_call_llvm(Cg *cg, const Expr *e, LLVMValueRef *out);
+/* Links LLVM IR text (a StringImm) into the module: the "pragma_import_llvm" attr. */
+void cg_import_llvm(Cg *cg, const Expr *text);
 
 /* ---- codegen_mem.c ---- */
 LLVMValueRef cg_load(Cg *cg, const Expr *e);

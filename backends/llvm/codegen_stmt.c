@@ -471,7 +471,8 @@ static void attr(Cg *cg, const Stmt *s) {
              *what ? " of " : "", what);
     return;
   }
-  cg_stmt(cg, s->u.attr.body); /* pragmas, storage and double-buffer marks: nothing to do */
+  if (strcmp(key, "pragma_import_llvm") == 0) cg_import_llvm(cg, s->u.attr.value);
+  cg_stmt(cg, s->u.attr.body); /* other pragmas, storage and double-buffer marks: nothing to do */
 }
 
 static void assert_stmt(Cg *cg, const Stmt *s) {

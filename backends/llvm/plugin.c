@@ -25,6 +25,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .unload = jit_unload,
       .export_shared = jit_export_shared,
       .set_interrupt_flag = rt_set_interrupt_flag,
+      .set_packed_hook = rt_set_packed_hook,
   };
   return &table;
 }

@@ -26,6 +26,8 @@ struct Interp {
   /* The session's lowering state (tvm/pass.c): entered PassContexts and the hooks of
    * --dump-after, --emit=ir and :watch. Lives in ir_arena; NULL until first used. */
   struct BiPassState *pass_state;
+  /* tvm.register_func's functions by name (tvm/packed_func.c): a dict, NULL until first used */
+  Value *packed_funcs;
 };
 
 /* One activation: a function call, a comprehension, or the module level (env NULL). */

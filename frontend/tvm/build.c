@@ -12,6 +12,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/tir_impl.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
@@ -265,8 +266,10 @@ static Value *build_module(Interp *I, Value **a) {
     return interp_raise(I, EXC_BuildError, "unknown target '%s' (llvm, c, cuda, ext_dev)", target);
   }
   Diag d = DIAG_INIT;
-  if (!bi_llvm && (bi_llvm = tes_llvm(&d)))
+  if (!bi_llvm && (bi_llvm = tes_llvm(&d))) {
     bi_llvm->set_interrupt_flag(&tes_interrupted); /* its kernels stop on Ctrl-C */
+    bi_llvm->set_packed_hook(bi_packed_hook);      /* call_packed runs TES functions */
+  }
   if (!bi_llvm || !bi_llvm->target_check(target, &d)) return bi_raise_diag(I, EXC_BuildError, &d);
   Lowered *l = build_input(I, a, name, false);
   return l ? build_llvm(I, l, target) : NULL;

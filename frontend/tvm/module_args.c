@@ -11,6 +11,7 @@
 #include "frontend/tvm/build_impl.h"
 #include "jit/cuda_driver.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tir_impl.h"
 #include "frontend/np/ndarray.h"
 
 int bi_module_shape_index(const Built *m, const Var *v) {
@@ -222,8 +223,12 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
 
 int bi_module_run(Interp *I, Built *m, Args *a) {
   if (m->cuda) return bi_module_cuda_run(I, m, a);
+  void *saved = bi_packed_enter(I);
   int32_t rc = m->packed(a->slots);
+  bi_packed_leave(saved);
   if (rc == 0) return 0;
+  /* a function call_packed ran raised: its exception is the error */
+  if (rc == CG_LLVM_ERR_PACKED && interp_error_pending(I)) return -1;
   if (rc == CG_LLVM_ERR_INTERRUPTED) { /* Ctrl-C stopped it; the flag is still set */
     tes_interrupted = 0;
     interp_raise(I, EXC_KeyboardInterrupt, "interrupted");

@@ -39,6 +39,9 @@ static const ModuleDef mod_tvm_tir = {
 static const ModuleDef mod_tvm_tir_ir_builder = {
     "tvm.tir.ir_builder", bi_tir_builder_funcs, NULL,
     "a builder of statements for tensor intrinsics: create", NULL, NULL};
+static const ModuleDef mod_tvm_contrib_clang = {
+    "tvm.contrib.clang", bi_contrib_clang_funcs, NULL,
+    "clang helpers: create_llvm (C++ to LLVM IR text for pragma import_llvm)", NULL, NULL};
 /* TOPI is written in TES (stdlib/topi/): its modules are the files below topi/, found by path
  * (modules.c), each loaded on its first use; their doc lines come from the files. */
 static const ModuleDef mod_tvm_topi = {"tvm.topi", NULL, NULL, NULL, NULL, "topi/__init__.tes"};
@@ -77,7 +80,7 @@ static const ModuleDef *const tvm_defs[] = {
     &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_tir_ir_builder,
     &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
-    &mod_tvm_contrib, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
+    &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
     &mod_vta,         &mod_vta_testing,      NULL,
 };
 static const ModuleAlias tvm_aliases[] = {

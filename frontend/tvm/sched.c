@@ -385,7 +385,9 @@ static Value *st_pragma(Interp *I, Value *self, Value **a) {
   IterVar *iv = axis_arg(I, a[0], "pragma");
   const char *key = iv ? bi_te_str_arg(I, a[1], "pragma", "name", NULL) : NULL;
   Expr *value;
-  if (!key || opt_expr_arg(I, a[2], "pragma: value", &value) < 0) return NULL;
+  /* a str value is a StringImm: the LLVM IR text of "import_llvm" */
+  if (key && a[2] && a[2]->kind == VAL_STR) value = ir_str(arena(I), a[2]->u.str.s);
+  else if (!key || opt_expr_arg(I, a[2], "pragma: value", &value) < 0) return NULL;
   key = arena_strndup(arena(I), key, strlen(key)); /* the str value may go before the schedule does */
   return sched_pragma(st, iv, key, value) ? changed(I, st, "pragma") : sched_raise(I, st->sched);
 }

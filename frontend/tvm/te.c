@@ -619,6 +619,7 @@ const Builtin bi_tvm_funcs[] = {
         "select(cond, t, f) -> PrimExpr: select(cond, t, f), both branches evaluated"),
     ROW("lower", bi_sched_lower, 1, BI_SCHED_LOWER_PARAMS,
         "lower(sch, args, name='main', simple_mode=True) -> IRModule: a schedule's loop IR"),
+    BI_PACKED_TVM_ROWS
     {0},
 };
 

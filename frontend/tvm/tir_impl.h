@@ -15,12 +15,34 @@ Expr *bi_tir_call_arg(Interp *I, Value *v, const char *what);
 Value *bi_tir_call_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a);
+Value *bi_tir_call_llvm_intrin(Interp *I, Value *self, Value **a);
+Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);
 Value *bi_tir_stmt_seq(Interp *I, Value *self, Value **a);
 
 /* tvm.tir.ir_builder (tir_builder.c). */
 extern const Builtin bi_tir_builder_funcs[];
+/* tvm.contrib.clang (contrib_clang.c): create_llvm, for pragma "import_llvm". */
+extern const Builtin bi_contrib_clang_funcs[];
+
+/* tvm.register_func, tvm.get_global_func, tvm.tir.call_packed (packed_func.c), and what the
+ * Module's call (module_args.c) and the LLVM plugin's loading (build.c) hand the runtime: the
+ * hook of rt_call_packed, and the interpreter it calls back into, entered around each run. */
+Value *bi_packed_register_func(Interp *I, Value *self, Value **a);
+Value *bi_packed_get_global_func(Interp *I, Value *self, Value **a);
+Value *bi_tir_call_packed(Interp *I, Value *self, Value **a);
+int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *codes, int32_t n,
+                       int64_t *ret);
+void *bi_packed_enter(Interp *I); /* gives what bi_packed_leave restores */
+void bi_packed_leave(void *saved);
+
+#define BI_PACKED_TVM_ROWS                                                                    \
+  {"register_func", bi_packed_register_func, 1, PARAMS("func_name", "f", "override"),         \
+   "register_func(func_name, f, override=False) -> f: make f callable from kernels by name "  \
+   "(tvm.tir.call_packed)"},                                                                  \
+  {"get_global_func", bi_packed_get_global_func, 1, PARAMS("name", "allow_missing"),          \
+   "get_global_func(name, allow_missing=False) -> the function registered as name"},
 
 #define BI_TIR_STMT_ROWS                                                                      \
   {"call_intrin", bi_tir_call_intrin, 2, PARAMS("dtype", "func_name", "*args"),               \
@@ -31,6 +53,15 @@ extern const Builtin bi_tir_builder_funcs[];
   {"call_pure_extern", bi_tir_call_pure_extern, 2, PARAMS("dtype", "func_name", "*args"),     \
    "call_pure_extern(dtype, func_name, *args) -> PrimExpr: a call of a C function without "   \
    "side effects"},                                                                           \
+  {"call_llvm_intrin", bi_tir_call_llvm_intrin, 2, PARAMS("dtype", "name", "*args"),         \
+   "call_llvm_intrin(dtype, name, *args) -> PrimExpr: a call of the LLVM intrinsic name "     \
+   "('llvm.x86.avx512.vpdpbusd.512')"},                                                       \
+  {"call_llvm_pure_intrin", bi_tir_call_llvm_pure_intrin, 2, PARAMS("dtype", "name", "*args"), \
+   "call_llvm_pure_intrin(dtype, name, *args) -> PrimExpr: a call of the LLVM intrinsic "     \
+   "name without side effects"},                                                              \
+  {"call_packed", bi_tir_call_packed, 1, PARAMS("*args"),                                    \
+   "call_packed(name, *args) -> PrimExpr: @tir.tvm_call_packed, a call of the TES function "  \
+   "registered as name"},                                                                     \
   {"Evaluate", bi_tir_evaluate, 1, PARAMS("value"),                                           \
    "Evaluate(value) -> Stmt: an expression evaluated for its effect"},                        \
   {"SeqStmt", bi_tir_seq_stmt, 1, PARAMS("seq"),                                              \

@@ -124,6 +124,35 @@ Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a) {
   return make_call(I, a, "call_pure_extern", CALL_EXTERN);
 }
 
+/* call_llvm_intrin(dtype, name, *args): @tir.call_llvm_intrin("llvm.NAME", args...). TVM
+ * puts LLVM's number of the intrinsic first; the name stands in for it, as LLVM's numbers
+ * change between versions and the back end looks it up. A first argument that is a uint32
+ * constant is TVM's count of the arguments whose types pick an overloaded intrinsic. */
+static Value *llvm_call(Interp *I, Value **a, const char *fn, CallKind k) {
+  DType t;
+  const char *name = bi_te_str_arg(I, a[1], fn, "name", NULL);
+  if (call_dtype(I, a[0], fn, &t) < 0 || !name) return NULL;
+  if (strncmp(name, "llvm.", 5) != 0)
+    return interp_raise(I, EXC_ValueError, "%s: '%s' is not an LLVM intrinsic (llvm.NAME)", fn,
+                        name);
+  Expr *lead = ir_str(arena(I), name);
+  int n;
+  Expr **args = call_args(I, a[2], fn, 1, &lead, &n);
+  if (!args) return NULL;
+  char op[64];
+  snprintf(op, sizeof op, "tir.%s", fn);
+  Expr *e = bi_te_shallow(I, ir_call(arena(I), t, op, k, n, args));
+  return e ? bi_te_wrap_expr(e) : NULL;
+}
+
+Value *bi_tir_call_llvm_intrin(Interp *I, Value *self, Value **a) {
+  return llvm_call(I, a, "call_llvm_intrin", CALL_EFFECT);
+}
+
+Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a) {
+  return llvm_call(I, a, "call_llvm_pure_intrin", CALL_PURE);
+}
+
 /* ---- statements ---- */
 
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a) {

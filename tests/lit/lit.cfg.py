@@ -54,6 +54,10 @@ ptxas = shutil.which('ptxas') or os.path.join(cuda_home, 'bin', 'ptxas')
 if os.path.isfile(ptxas):
     config.available_features.add('ptxas')
     config.substitutions.append(('%ptxas', ptxas))
+# tvm.contrib.clang.create_llvm runs clang where one is installed (frontend/tvm/contrib_clang.c
+# looks for the same names).
+if any(shutil.which(c) for c in ('clang-19', 'clang', '/usr/lib/llvm-19/bin/clang')):
+    config.available_features.add('clang')
 # The FAKE CUDA driver (tests/unit/jit/fake_cuda.c, built beside the binary): tests point
 # TES_CUDA_DRIVER at it to check the host side of running cuda modules; it runs no kernel.
 if not reference:

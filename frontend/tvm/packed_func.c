@@ -1,0 +1,138 @@
+/* packed_func.c: TES functions that kernels call (SPEC §12): tvm.register_func,
+ * tvm.get_global_func and tvm.tir.call_packed. Generated code reaches them through the
+ * runtime's rt_call_packed (jit/runtime.h), whose hook is here: it runs the registered function
+ * on the interpreter that called the Module, on that thread only (a parallel loop's worker
+ * cannot run TES code), with the call's scalars and strs as arguments. An exception stays
+ * pending and the kernel returns early. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/llvm/codegen_llvm.h"
+#include "frontend/lang/interp_impl.h"
+#include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/tir_impl.h"
+
+/* The Module call in progress on this process: the interpreter and its thread. */
+static struct {
+  Interp *I;
+  pthread_t thread;
+} cur;
+
+void *bi_packed_enter(Interp *I) {
+  void *saved = cur.I;
+  cur.I = I;
+  cur.thread = pthread_self();
+  return saved;
+}
+
+void bi_packed_leave(void *saved) { cur.I = saved; }
+
+static Value *registry(Interp *I) {
+  if (!I->packed_funcs) I->packed_funcs = val_dict_new();
+  return I->packed_funcs;
+}
+
+static Value *arg_value(int64_t v, int32_t code) {
+  switch (code) {
+  case CG_LLVM_ARG_INT:
+    return val_int(v);
+  case CG_LLVM_ARG_FLOAT: {
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return val_float(d);
+  }
+  case CG_LLVM_ARG_STR:
+    return val_cstr((const char *)(intptr_t)v);
+  default:
+    return NULL;
+  }
+}
+
+/* The result as the kernel reads it: an int's value, a float's bits; None is 0. */
+static int result_bits(Interp *I, const char *name, Value *r, int64_t *ret) {
+  if (r->kind == VAL_NONE) return 0;
+  if (r->kind == VAL_INT || r->kind == VAL_BOOL) return *ret = r->u.i, 0;
+  if (r->kind == VAL_FLOAT) return memcpy(ret, &r->u.f, sizeof *ret), 0;
+  interp_raise(I, EXC_TypeError, "call_packed: '%s' returned '%s', not a number or None", name,
+               val_type_name(r));
+  return -1;
+}
+
+int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *codes, int32_t n,
+                       int64_t *ret) {
+  Interp *I = cur.I;
+  if (!I || !pthread_equal(cur.thread, pthread_self())) return CG_LLVM_ERR_PACKED;
+  Value *fn = I->packed_funcs ? dict_get_sym(I->packed_funcs, sym_cstr(name)) : NULL;
+  if (!fn) {
+    interp_raise(I, EXC_RuntimeError, "call_packed: no function registered as '%s' "
+                                      "(tvm.register_func)", name);
+    return CG_LLVM_ERR_PACKED;
+  }
+  Value **args = xcalloc((size_t)n + 1, sizeof *args);
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++)
+    if (!(args[i] = arg_value(values[i], codes[i]))) {
+      interp_raise(I, EXC_RuntimeError, "not supported yet: call_packed('%s') with a handle "
+                                        "argument (argument %d)", name, i + 1);
+      rc = -1;
+    }
+  Value *r = rc == 0 ? interp_callv(I, fn, n, args) : NULL;
+  for (int i = 0; i < n; i++) val_xdecref(args[i]);
+  free(args);
+  if (!r || result_bits(I, name, r, ret) < 0) rc = -1;
+  val_xdecref(r);
+  return rc ? CG_LLVM_ERR_PACKED : 0;
+}
+
+/* ---- tvm.register_func, tvm.get_global_func ---- */
+
+Value *bi_packed_register_func(Interp *I, Value *self, Value **a) {
+  const char *name = bi_te_str_arg(I, a[0], "register_func", "func_name", NULL);
+  if (!name) return NULL;
+  if (!a[1] || a[1]->kind == VAL_NONE)
+    return interp_raise(I, EXC_TypeError, "register_func: pass the function, "
+                                          "register_func(\"%s\", f) (TES has no decorators)", name);
+  if (!val_is_callable(a[1]))
+    return interp_raise(I, EXC_TypeError, "register_func: f must be callable, not '%s'",
+                        val_type_name(a[1]));
+  int over = a[2] ? val_truthy(I, a[2]) : 0;
+  if (over < 0) return NULL;
+  Sym *key = sym_cstr(name);
+  if (!over && dict_get_sym(registry(I), key))
+    return interp_raise(I, EXC_RuntimeError, "Global PackedFunc %s is already registered", name);
+  dict_set_sym(registry(I), key, a[1]);
+  return val_incref(a[1]);
+}
+
+Value *bi_packed_get_global_func(Interp *I, Value *self, Value **a) {
+  const char *name = bi_te_str_arg(I, a[0], "get_global_func", "name", NULL);
+  if (!name) return NULL;
+  Value *fn = I->packed_funcs ? dict_get_sym(I->packed_funcs, sym_cstr(name)) : NULL;
+  if (fn) return val_incref(fn);
+  int missing_ok = a[1] ? val_truthy(I, a[1]) : 0;
+  if (missing_ok < 0) return NULL;
+  if (missing_ok) return val_none();
+  return interp_raise(I, EXC_ValueError, "Cannot find global function %s", name);
+}
+
+/* tvm.tir.call_packed("name", *args): @tir.tvm_call_packed("name", args, dtype=int32). */
+Value *bi_tir_call_packed(Interp *I, Value *self, Value **a) {
+  Value *t = a[0];
+  if (VAL_SEQ_N(t) < 1 || VAL_SEQ_ITEM(t, 0)->kind != VAL_STR)
+    return interp_raise(I, EXC_TypeError, "call_packed: the first argument must be the "
+                                          "function's name, a str");
+  int n = (int)VAL_SEQ_N(t);
+  Expr **args = arena_alloc(arena(I), (size_t)n * sizeof *args);
+  for (int i = 0; i < n; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "call_packed: argument %d", i + 1);
+    if (!(args[i] = bi_tir_call_arg(I, VAL_SEQ_ITEM(t, i), what))) return NULL;
+    if (args[i]->dtype.lanes > 1)
+      return interp_raise(I, EXC_TypeError, "call_packed: argument %d is a vector", i + 1);
+  }
+  Expr *e = bi_te_shallow(I, ir_call(arena(I), DT_I32, "tir.tvm_call_packed", CALL_EFFECT, n,
+                                     args));
+  return e ? bi_te_wrap_expr(e) : NULL;
+}
