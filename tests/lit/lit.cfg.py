@@ -58,6 +58,12 @@ if os.path.isfile(ptxas):
 # looks for the same names).
 if any(shutil.which(c) for c in ('clang-19', 'clang', '/usr/lib/llvm-19/bin/clang')):
     config.available_features.add('clang')
+# A host C++ compiler (c++, or $CXX): the CPU emulation of CUDA kernels
+# (codegen/cuda_tensorcore_on_cpu.tes) compiles their text with it.
+cxx = shutil.which(os.environ.get('CXX') or 'c++')
+if cxx:
+    config.available_features.add('cxx')
+    config.substitutions.append(('%cxx', cxx))
 # The FAKE CUDA driver (tests/unit/jit/fake_cuda.c, built beside the binary): tests point
 # TES_CUDA_DRIVER at it to check the host side of running cuda modules; it runs no kernel.
 if not reference:
