@@ -25,8 +25,13 @@ static void shape_var(IrVisitor *v, const Expr *e) {
 
 int ir_func_shape_vars(const LoweredFunc *f, Var **out, int max) {
   ShapeVars sv = {{shape_var, NULL}, NULL, 0, 0};
-  for (int i = 0; i < f->nparams; i++)
-    for (int d = 0; d < f->params[i]->ndim; d++) ir_visit_expr(&sv.v, f->params[i]->shape[d]);
+  for (int i = 0; i < f->nparams; i++) {
+    const Buffer *b = f->params[i];
+    for (int d = 0; d < b->ndim; d++) ir_visit_expr(&sv.v, b->shape[d]);
+    /* a bound buffer's (tvm.build's binds) */
+    for (int d = 0; b->strides && d < b->ndim; d++) ir_visit_expr(&sv.v, b->strides[d]);
+    if (b->elem_offset) ir_visit_expr(&sv.v, b->elem_offset);
+  }
   for (int i = 0; i < sv.n && i < max; i++) out[i] = sv.vars[i];
   free(sv.vars);
   return sv.n;

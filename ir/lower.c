@@ -208,7 +208,13 @@ static LoweredFunc *lower_once(Arena *a, Schedule *s, int nargs, Tensor **args,
   f->param_tensors = arena_alloc(a, (size_t)(nargs + 1) * sizeof *f->param_tensors);
   for (int i = 0; i < nargs; i++) {
     f->param_tensors[i] = args[i];
-    f->params[i] = param_buffer(a, args[i]);
+    Buffer *bound = opt->arg_buffers ? opt->arg_buffers[i] : NULL;
+    if (bound && (bound->ndim != args[i]->ndim || !dt_eq(bound->dtype, args[i]->dtype)))
+      return ir_error(d, "cannot lower: buffer %s bound to argument %s has %d dimensions of a "
+                         "different shape or dtype",
+                      bound->name, args[i]->name, bound->ndim),
+             NULL;
+    f->params[i] = bound ? bound : param_buffer(a, args[i]);
   }
   PassCtx ctx = pass_ctx(a, f, opt, opt->gpu, d);
   bool flattened = false;

@@ -35,6 +35,9 @@ typedef struct LowerOptions {
   /* Set (when not NULL) if the pass that refused the program is a GPU-only one, which TVM runs
    * in its device build: the caller raises a BuildError rather than a LowerError. */
   bool *gpu_pass_failed;
+  /* Per argument, the buffer it is passed in (tvm.build's binds: strides, an offset or an
+   * alignment of its own); NULL, or a NULL entry: a compact buffer over the tensor's shape. */
+  Buffer *const *arg_buffers;
 } LowerOptions;
 
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be

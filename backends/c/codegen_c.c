@@ -186,6 +186,13 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
     cp_put(p, ")");
     return;
   }
+  /* Buffer.access_ptr: the address of element offset of data, as T's (TVM's CodeGenC) */
+  if (strcmp(fn, "tvm_access_ptr") == 0 && n == 5 && a[1]->kind == EXPR_VAR) {
+    sb_printf(&p->out, "((%s*)%s + ", cp_type(p, a[0]->dtype), cp_name_of(p, a[1]->u.var));
+    expr(p, a[2], lane);
+    cp_put(p, ")");
+    return;
+  }
   if (!math_call(p, e, fn, lane)) ir_error(p->diag, "not supported yet: @%s on the %s target", op,
                                     p->dialect->target);
 }

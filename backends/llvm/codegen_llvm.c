@@ -115,15 +115,6 @@ static LLVMTypeRef entry_type(Cg *cg, const LoweredFunc *f, Var **shape, int nsh
   return t;
 }
 
-static void check_params(Cg *cg, const LoweredFunc *f) {
-  for (int i = 0; i < f->nparams; i++) {
-    const Buffer *b = f->params[i];
-    int64_t off;
-    if (b->strides || (b->elem_offset && !(ir_as_int(b->elem_offset, &off) && off == 0)))
-      ir_error(cg->diag, "not supported yet: parameter '%s' with strides or an offset", b->name);
-  }
-}
-
 static LLVMValueRef gen_entry(Cg *cg, const LoweredFunc *f, Var **shape, int nshape) {
   LLVMTypeRef fty = entry_type(cg, f, shape, nshape);
   LLVMValueRef fn = LLVMAddFunction(cg->mod, f->name, fty);
@@ -143,7 +134,6 @@ static LLVMValueRef gen_entry(Cg *cg, const LoweredFunc *f, Var **shape, int nsh
     LLVMSetValueName2(p, shape[i]->name, strlen(shape[i]->name));
     cg_bind(cg, shape[i], p);
   }
-  check_params(cg, f);
   cg_stmt(cg, f->body);
   LLVMBuildRet(cg->b, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0));
   LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
@@ -243,7 +233,8 @@ CgLlvmCode *cg_llvm_build(const LoweredFunc *f, const char *target, Diag *d) {
            .b = LLVMCreateBuilderInContext(c->ctx),
            .td = LLVMGetModuleDataLayout(c->mod),
            .name = f->name,
-           .diag = d};
+           .diag = d,
+           .features = t.features};
   generate(&cg, f, &t);
   LLVMDisposeBuilder(cg.b);
   free(cg.env);

@@ -86,6 +86,41 @@ static int find_overload(Cg *cg, unsigned id, LLVMTypeRef ret, LLVMTypeRef *type
   return 0;
 }
 
+/* x86 intrinsics and the CPU feature each needs, most specific first: LLVM cannot select one
+ * for a target without the feature and would end the process, so the build fails first. */
+static const struct {
+  const char *prefix, *feature;
+} x86_features[] = {
+    {"llvm.x86.avx512.vpdpbusd", "avx512vnni"}, {"llvm.x86.avx512.vpdpwssd", "avx512vnni"},
+    {"llvm.x86.avx512.", "avx512f"},            {"llvm.x86.avx2.", "avx2"},
+    {"llvm.x86.fma.", "fma"},                   {"llvm.x86.avx.", "avx"},
+    {"llvm.x86.sse42.crc32", "crc32"},          {"llvm.x86.sse42.", "sse4.2"},
+    {"llvm.x86.sse41.", "sse4.1"},
+    {"llvm.x86.ssse3.", "ssse3"},               {"llvm.x86.sse3.", "sse3"},
+    {"llvm.x86.bmi.", "bmi"},                   {"llvm.x86.avx512bf16.", "avx512bf16"},
+    {"llvm.x86.avx512fp16.", "avx512fp16"},     {"llvm.x86.avx10.", "avx10.1-512"},
+};
+
+static bool has_feature(const char *features, const char *f) {
+  size_t n = strlen(f);
+  for (const char *p = features; p && (p = strchr(p, '+')); p++)
+    if (strncmp(p + 1, f, n) == 0 && (p[1 + n] == ',' || p[1 + n] == '\0')) return true;
+  return false;
+}
+
+/* false with a BuildError when the target lacks the feature the intrinsic needs. */
+static bool target_has(Cg *cg, const char *name) {
+  for (size_t i = 0; i < sizeof x86_features / sizeof *x86_features; i++) {
+    if (strncmp(name, x86_features[i].prefix, strlen(x86_features[i].prefix)) != 0) continue;
+    if (has_feature(cg->features, x86_features[i].feature)) return true;
+    ir_error(cg->diag, "LLVM intrinsic '%s' needs the CPU feature %s, which the target does not "
+             "have (the host CPU's features, or those -mattr=+%s adds)", name,
+             x86_features[i].feature, x86_features[i].feature);
+    return false;
+  }
+  return true;
+}
+
 static bool is_uint32_const(const Expr *e) {
   return e->kind == EXPR_INT && e->dtype.code == DT_UINT && e->dtype.bits == 32 &&
          e->dtype.lanes == 1;
@@ -104,6 +139,7 @@ static LLVMValueRef llvm_intrin(Cg *cg, const Expr *e) {
     ir_error(cg->diag, "unknown LLVM intrinsic '%s' (in @%s)", name, e->u.call.op);
     return poison(cg, e);
   }
+  if (!target_has(cg, name)) return poison(cg, e);
   int first = 1;
   int64_t nsig = -1;
   if (n > 1 && is_uint32_const(a[1])) nsig = a[1]->u.ival, first = 2;

@@ -47,6 +47,7 @@ typedef struct Cg {
   bool in_parallel; /* generating an outlined body: nested parallel loops run serially */
   int unrolled;     /* statements emitted by unrolling, against a code-size limit */
   Diag *diag;       /* the first error; generation goes on with placeholder values */
+  const char *features; /* the target's CPU features, "+avx2,+avx512f,..." (x86 intrinsics) */
   /* Ctrl-C polls (codegen_stmt.c): loops of the current function around the code being
    * generated that are not tiny, and real loops emitted so far. */
   int outer_big, nloops;
@@ -105,6 +106,9 @@ void cg_import_llvm(Cg *cg, const Expr *text);
 
 /* ---- codegen_mem.c ---- */
 LLVMValueRef cg_load(Cg *cg, const Expr *e);
+/* @tir.tvm_access_ptr(@tir.type_annotation(dtype=T), data, offset, extent, mask): the address
+ * of element `offset` of data seen as T's (Buffer.access_ptr). */
+LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e);
 void cg_store(Cg *cg, const Stmt *s);
 
 /* ---- codegen_stmt.c ---- */

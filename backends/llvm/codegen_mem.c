@@ -120,6 +120,29 @@ static LLVMValueRef guard_end(Cg *cg, Guard g, LLVMValueRef v) {
   return phi;
 }
 
+/* ---- addresses ---- */
+
+LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e) {
+  const Expr *const *a = (const Expr *const *)e->u.call.args;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  if (e->u.call.n != 5 || a[0]->kind != EXPR_CALL || a[1]->kind != EXPR_VAR ||
+      !dt_is_int(a[2]->dtype)) {
+    ir_error(cg->diag, "@tir.tvm_access_ptr takes (type_annotation, data, offset, extent, mask)");
+    return LLVMConstNull(ptr);
+  }
+  LLVMValueRef base = cg_lookup(cg, a[1]->u.var);
+  if (!base) {
+    ir_error(cg->diag, "@tir.tvm_access_ptr: '%s' is used outside its allocation",
+             a[1]->u.var->name);
+    return LLVMConstNull(ptr);
+  }
+  DType t = a[0]->dtype;
+  LLVMTypeRef mt = cg_mem_type(cg, dt_with_lanes(t, 1));
+  if (t.lanes > 1) mt = LLVMVectorType(mt, t.lanes);
+  LLVMValueRef off = cg_expr(cg, a[2]);
+  return LLVMBuildGEP2(cg->b, mt, base, &off, 1, "");
+}
+
 /* ---- loads ---- */
 
 static LLVMValueRef load_scalar(Cg *cg, DType t, LLVMValueRef base, LLVMValueRef idx) {

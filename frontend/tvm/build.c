@@ -141,7 +141,7 @@ static Lowered *build_input(Interp *I, Value **a, const char *name, bool gpu) {
   if (!a[1] || a[1]->kind == VAL_NONE)
     return interp_raise(I, EXC_ValueError, "build: args must be given to build a schedule"), NULL;
   Value *nm = val_cstr(name);
-  Value *largs[5] = {a[0], a[1], nm, NULL, NULL};
+  Value *largs[5] = {a[0], a[1], nm, a[5], NULL};
   Value *lowered = bi_sched_lower_for(I, largs, gpu);
   val_decref(nm);
   if (!lowered) return NULL;
@@ -248,8 +248,6 @@ static Value *build_module(Interp *I, Value **a) {
   const char *name = bi_te_str_arg(I, a[4], "build", "name", "default_function");
   const char *target = name ? bi_target_text(I, a[2], "build") : NULL;
   if (!target) return NULL;
-  if (a[5] && a[5]->kind != VAL_NONE && !(a[5]->kind == VAL_DICT && dict_len(a[5]) == 0))
-    return interp_raise(I, EXC_BuildError, "not supported yet: build(binds=...)");
   if (bi_target_kind_is(target, "c")) {
     Lowered *l = build_input(I, a, name, false);
     return l ? build_c(I, l, target) : NULL;

@@ -129,13 +129,48 @@ static NDArray *check_array(Interp *I, const Built *m, int i, Value *v, NDArray 
 }
 
 /* Binds the shape variables that stand alone as a dimension, first come first bound. */
+static void bind_var(const Built *m, Binding *bd, const Expr *e, int64_t v) {
+  int k = e && e->kind == EXPR_VAR ? bi_module_shape_index(m, e->u.var) : -1;
+  if (k >= 0 && !bd->set[k]) bd->vals[k] = v, bd->set[k] = true;
+}
+
+/* The stride of dimension d of a compact array (arrays are always compact here). */
+static int64_t compact_stride(const NDArray *a, int d) {
+  int64_t s = 1;
+  for (int j = a->ndim - 1; j > d; j--) s *= a->shape[j];
+  return s;
+}
+
 static void bind_dims(const Built *m, NDArray **arrays, Binding *bd) {
-  for (int i = 0; i < m->f->nparams; i++)
-    for (int d = 0; d < arrays[i]->ndim; d++) {
-      const Expr *e = m->f->params[i]->shape[d];
-      int k = e->kind == EXPR_VAR ? bi_module_shape_index(m, e->u.var) : -1;
-      if (k >= 0 && !bd->set[k]) bd->vals[k] = arrays[i]->shape[d], bd->set[k] = true;
-    }
+  for (int i = 0; i < m->f->nparams; i++) {
+    const Buffer *p = m->f->params[i];
+    for (int d = 0; d < arrays[i]->ndim; d++) bind_var(m, bd, p->shape[d], arrays[i]->shape[d]);
+    /* a bound buffer's (tvm.build's binds) variable strides and offset: the array's */
+    for (int d = 0; p->strides && d < arrays[i]->ndim; d++)
+      bind_var(m, bd, p->strides[d], compact_stride(arrays[i], d));
+    bind_var(m, bd, p->elem_offset, 0);
+  }
+}
+
+/* A bound buffer's strides, offset and alignment must be the array's. */
+static int check_layout(Interp *I, const Built *m, int i, const NDArray *a, Binding *bd) {
+  const Buffer *p = m->f->params[i];
+  StrBuf b = STRBUF_INIT;
+  int64_t v;
+  for (int d = 0; p->strides && d < a->ndim && !b.len; d++)
+    if (!bi_module_eval_shape(m, bd, p->strides[d], &v) || v != compact_stride(a, d))
+      sb_printf(&b, "the buffer's stride %d is not the array's (%lld: arrays are compact)", d,
+                (long long)compact_stride(a, d));
+  if (!b.len && p->elem_offset && (!bi_module_eval_shape(m, bd, p->elem_offset, &v) || v != 0))
+    sb_puts(&b, "the buffer's elem_offset is not 0, where the array starts");
+  if (!b.len && a->device == ND_CPU && p->data_alignment > 0 &&
+      (uintptr_t)a->data % (uintptr_t)p->data_alignment != 0)
+    sb_printf(&b, "the array's data is not %d-byte aligned, as the buffer declares",
+              p->data_alignment);
+  if (!b.len) return 0;
+  arg_error(I, m, i, sb_cstr(&b));
+  sb_free(&b);
+  return -1;
 }
 
 static Value *shape_error(Interp *I, const Built *m, int i, const NDArray *a, const char *why) {
@@ -164,6 +199,8 @@ static int check_shapes(Interp *I, const Built *m, NDArray **arrays, Binding *bd
         return -1;
       }
     }
+  for (int i = 0; i < m->f->nparams; i++)
+    if (check_layout(I, m, i, arrays[i], bd) < 0) return -1;
   for (int k = 0; k < m->nshape; k++) {
     DType t = m->shape[k]->dtype;
     int64_t v = bd->vals[k];

@@ -398,11 +398,11 @@ static void print_warning(void *user, const char *msg) {
 
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks) {
-  return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false);
+  return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false, NULL);
 }
 
 LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
-                               const char *name, bool hooks, bool gpu) {
+                               const char *name, bool hooks, bool gpu, Buffer *const *binds) {
   const BiLowerHooks *h = bi_pass_hooks(I);
   const PassConfig *c = current_config(I);
   LowerOptions opt = {.name = name,
@@ -412,7 +412,8 @@ LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tens
                       .ndisabled = c->ndisabled,
                       .disabled = c->disabled,
                       .warn = print_warning,
-                      .warn_user = I};
+                      .warn_user = I,
+                      .arg_buffers = binds};
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
   Diag d = DIAG_INIT;
   bool gpu_pass_failed = false;

@@ -13,6 +13,7 @@
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tensor_intrin.h"
+#include "frontend/tvm/tir.h"
 #include "ir/lower.h"
 
 /* Schedules, stages and lowered functions compare by identity, as TVM's objects do. */
@@ -623,6 +624,38 @@ static Tensor **tensor_args(Interp *I, Arena *a, Value *v, int *n) {
   return ts;
 }
 
+/* binds={tensor: Buffer}: each argument's buffer, NULL for a compact one; -1 with TypeError
+ * or ValueError raised. */
+static int bind_args(Interp *I, Arena *a, Value *binds, int n, Tensor **args, Buffer ***out) {
+  *out = NULL;
+  if (!binds || binds->kind == VAL_NONE) return 0;
+  if (binds->kind != VAL_DICT) {
+    interp_raise(I, EXC_TypeError, "lower: binds must be a dict of tensor: Buffer, not '%s'",
+                 val_type_name(binds));
+    return -1;
+  }
+  *out = arena_alloc(a, (size_t)(n + 1) * sizeof **out);
+  int64_t pos = 0;
+  Value *k, *v;
+  while (dict_next(binds, &pos, &k, &v)) {
+    Tensor *t = bi_te_tensor_of(k);
+    Buffer *b = bi_tir_buffer_of(v);
+    if (!t || !b) {
+      interp_raise(I, EXC_TypeError, "lower: binds must map tensors to Buffers, not '%s' to '%s'",
+                   val_type_name(k), val_type_name(v));
+      return -1;
+    }
+    int i = 0;
+    while (i < n && args[i] != t) i++;
+    if (i == n) {
+      interp_raise(I, EXC_ValueError, "lower: binds: tensor %s is not an argument", t->name);
+      return -1;
+    }
+    (*out)[i] = b;
+  }
+  return 0;
+}
+
 Value *bi_sched_lower(Interp *I, Value *self, Value **a) { return bi_sched_lower_for(I, a, false); }
 
 Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
@@ -636,9 +669,10 @@ Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
   int n = 0;
   Tensor **args = a[1] ? tensor_args(I, &l->arena, a[1], &n) : NULL;
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
+  Buffer **binds = NULL;
   /* under the current PassContext; --dump-after and --emit=ir see it */
-  if ((a[1] && !args) || !name ||
-      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu))) {
+  if ((a[1] && !args) || !name || bind_args(I, &l->arena, a[3], n, args, &binds) < 0 ||
+      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu, binds))) {
     bi_sched_lowered_release(l);
     return NULL;
   }

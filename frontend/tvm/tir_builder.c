@@ -453,6 +453,29 @@ static Value *ib_pointer(Interp *I, Value *self, Value **a) {
   return new_bufvar(self, flat_buffer(I, data, dt_element(t), 0, NULL), t);
 }
 
+/* buffer_ptr(buf, shape=None): a handle over a decl_buffer Buffer's data, indexed row-major
+ * by its shape (or the shape given), as TVM's: the raw pointer, without the buffer's
+ * elem_offset or strides. */
+static Value *ib_buffer_ptr(Interp *I, Value *self, Value **a) {
+  Buffer *b = bi_tir_buffer_of(a[0]);
+  if (!b)
+    return interp_raise(I, EXC_TypeError, "buffer_ptr: buf must be a Buffer (tvm.tir.decl_buffer), "
+                                          "not '%s'", val_type_name(a[0]));
+  int ndim = b->ndim;
+  Expr **shape = b->shape;
+  Value *shp = a[1];
+  if (shp && shp->kind != VAL_NONE) {
+    if (shp->kind != VAL_TUPLE && shp->kind != VAL_LIST)
+      return interp_raise(I, EXC_TypeError, "buffer_ptr: shape must be a tuple or list");
+    ndim = (int)VAL_SEQ_N(shp);
+    shape = arena_alloc(arena(I), (size_t)(ndim + 1) * sizeof *shape);
+    for (int i = 0; i < ndim; i++)
+      if (!(shape[i] = bi_te_to_expr(I, VAL_SEQ_ITEM(shp, i), "buffer_ptr: an extent")))
+        return NULL;
+  }
+  return new_bufvar(self, flat_buffer(I, b->data, dt_element(b->dtype), ndim, shape), b->dtype);
+}
+
 /* scope_attr(node, attr_key, value): an AttrStmt covering what follows in the scope. */
 static Value *ib_scope_attr(Interp *I, Value *self, Value **a) {
   const char *key = bi_te_str_arg(I, a[1], "scope_attr", "attr_key", NULL);
@@ -465,13 +488,15 @@ static Value *ib_scope_attr(Interp *I, Value *self, Value **a) {
     nk = ATTR_NODE_ITERVAR, node = iv;
   } else if (e && e->kind == EXPR_VAR) {
     nk = ATTR_NODE_VAR, node = e->u.var;
+  } else if (bi_tir_buffer_of(a[0])) {
+    nk = ATTR_NODE_BUFFER, node = bi_tir_buffer_of(a[0]);
   } else if (bi_te_tensor_of(a[0])) {
     nk = ATTR_NODE_TENSOR, node = bi_te_tensor_of(a[0]);
   } else if (a[0]->u.obj.cls == &bufvar_class && a[0]->kind == VAL_OBJ) {
     nk = ATTR_NODE_VAR, node = ((BufVar *)a[0]->u.obj.p)->buf->data;
   } else {
-    return interp_raise(I, EXC_TypeError, "scope_attr: node must be an IterVar, a Var or a "
-                                          "Tensor, not '%s'", val_type_name(a[0]));
+    return interp_raise(I, EXC_TypeError, "scope_attr: node must be an IterVar, a Var, a "
+                                          "Buffer or a Tensor, not '%s'", val_type_name(a[0]));
   }
   Expr *value = bi_tir_call_arg(I, a[2], "scope_attr: value");
   if (!value) return NULL;
@@ -517,6 +542,8 @@ static const Builtin builder_methods[] = {
      "scope"},
     {"pointer", ib_pointer, 1, PARAMS("content_type", "name", "scope"),
      "pointer(content_type, name='ptr') -> BufferVar: a handle variable"},
+    {"buffer_ptr", ib_buffer_ptr, 1, PARAMS("buf", "shape"),
+     "buffer_ptr(buf, shape=None) -> BufferVar: a Buffer's data, indexed by its shape"},
     {"scope_attr", ib_scope_attr, 3, PARAMS("node", "attr_key", "value"),
      "scope_attr(node, attr_key, value) -> None: an attr over the rest of the scope"},
     {"let", ib_let, 2, PARAMS("var_name", "value"),

@@ -17,6 +17,7 @@ Value *bi_tir_call_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_pure_extern(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_llvm_intrin(Interp *I, Value *self, Value **a);
 Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a);
+Value *bi_tir_broadcast(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);
 Value *bi_tir_stmt_seq(Interp *I, Value *self, Value **a);
@@ -62,6 +63,8 @@ void bi_packed_leave(void *saved);
   {"call_packed", bi_tir_call_packed, 1, PARAMS("*args"),                                    \
    "call_packed(name, *args) -> PrimExpr: @tir.tvm_call_packed, a call of the TES function "  \
    "registered as name"},                                                                     \
+  {"Broadcast", bi_tir_broadcast, 2, PARAMS("value", "lanes"),                                \
+   "Broadcast(value, lanes) -> PrimExpr: value in every lane of a vector"},                   \
   {"Evaluate", bi_tir_evaluate, 1, PARAMS("value"),                                           \
    "Evaluate(value) -> Stmt: an expression evaluated for its effect"},                        \
   {"SeqStmt", bi_tir_seq_stmt, 1, PARAMS("seq"),                                              \

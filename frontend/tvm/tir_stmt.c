@@ -153,6 +153,18 @@ Value *bi_tir_call_llvm_pure_intrin(Interp *I, Value *self, Value **a) {
   return llvm_call(I, a, "call_llvm_pure_intrin", CALL_PURE);
 }
 
+/* Broadcast(value, lanes): value in every lane of a vector. */
+Value *bi_tir_broadcast(Interp *I, Value *self, Value **a) {
+  Expr *v = bi_te_to_expr(I, a[0], "Broadcast: value");
+  int64_t lanes;
+  if (!v) return NULL;
+  if (a[1]->kind != VAL_INT || (lanes = a[1]->u.i) < 1 || lanes > 1024)
+    return interp_raise(I, EXC_ValueError, "Broadcast: lanes must be an int from 1 to 1024");
+  if (v->dtype.lanes != 1)
+    return interp_raise(I, EXC_TypeError, "Broadcast: value must be a scalar");
+  return lanes == 1 ? bi_te_wrap_expr(v) : bi_te_wrap_expr(ir_broadcast(arena(I), v, (int)lanes));
+}
+
 /* ---- statements ---- */
 
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a) {

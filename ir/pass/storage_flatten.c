@@ -15,6 +15,7 @@
  *   indices, and the simplifier after them folds what the row-major arithmetic leaves. */
 #include <string.h>
 
+#include "ir/arith/arith.h"
 #include "ir/bounds.h"
 #include "ir/printer.h"
 #include "ir/ptrmap.h"
@@ -342,9 +343,14 @@ static Stmt *bind_buffer(Flatten *f, Stmt *s) {
   ptrmap_init(&al.views, a);
   al.map[al.nmap++] = (VarMap){B->data, ir_varref(a, tb->buf->data)};
   int64_t c;
-  if (B->offset_factor > 1 && ir_as_int(off, &c) && c % B->offset_factor != 0)
-    return bind_error(f, B, T, "the region starts at an offset that is not a multiple of its "
-                               "offset_factor: ", off), s;
+  if (B->offset_factor > 1) {
+    Analyzer *an = arith_new(a);
+    ModularSet ms = arith_modular_set(an, off);
+    arith_free(an);
+    if (ms.coeff % B->offset_factor != 0 || ms.base % B->offset_factor != 0)
+      return bind_error(f, B, T, "the region's start is not provably a multiple of the buffer's "
+                                 "offset_factor: ", off), s;
+  }
   if (B->elem_offset && B->elem_offset->kind == EXPR_VAR) {
     al.map[al.nmap++] = (VarMap){B->elem_offset->u.var, as_dtype(a, off, B->elem_offset->dtype)};
   } else if (!(ir_as_int(off, &c) && c == (B->elem_offset ? B->elem_offset->u.ival : 0))) {

@@ -179,7 +179,7 @@ static bool map_axes(Tz *t, Remap *r, IterVar **axes, int n, int region0, IterVa
                      const char *what) {
   int lead = n - ni;
   if (lead < 0)
-    return fail(t, "the stage has %d %s axes, the intrinsic's compute %d", n, what, ni);
+    return fail(t, "the stage has %d %s axes, the intrinsic's compute has %d", n, what, ni);
   for (int i = 0; i < n; i++) {
     Range reg = t->out_region[region0 + i];
     Var *v = axes[i]->var;
@@ -193,7 +193,7 @@ static bool map_axes(Tz *t, Remap *r, IterVar **axes, int n, int region0, IterVa
     }
     IterVar *iv = iaxes[i - lead];
     if (!same_extent(t, reg.extent, iv->dom.extent))
-      return fail(t, "%s axis %s covers %s iterations under the axis, the intrinsic's axis %s %s",
+      return fail(t, "%s axis %s covers %s iterations under the axis, the intrinsic's axis %s has %s",
                   what, v->name, show(t, reg.extent), iv->var->name, show(t, iv->dom.extent));
     if (!ir_is_const_int(iv->dom.min, 0))
       return fail(t, "the intrinsic's axis %s does not start at 0", iv->var->name);
@@ -207,18 +207,19 @@ static bool map_axes(Tz *t, Remap *r, IterVar **axes, int n, int region0, IterVa
 static bool map_inputs(Tz *t, Remap *r) {
   const LStage *ls = t->ls;
   if (ls->nreads != t->iop->ninputs)
-    return fail(t, "the stage reads %d tensors, the intrinsic's compute %d", ls->nreads,
+    return fail(t, "the stage reads %d tensor%s, the intrinsic's compute %d", ls->nreads,
+                ls->nreads == 1 ? "" : "s",
                 t->iop->ninputs);
   r->start = arena_alloc(t->a, (size_t)(ls->nreads + 1) * sizeof *r->start);
   for (int i = 0; i < ls->nreads; i++) {
     const Tensor *x = ls->reads[i], *ix = t->iop->inputs[i];
     int lead = x->ndim - ix->ndim;
     if (lead < 0)
-      return fail(t, "input %s has %d dimensions, the intrinsic's input %s %d", x->name, x->ndim,
+      return fail(t, "input %s has %d dimensions, the intrinsic's input %s has %d", x->name, x->ndim,
                   ix->name, ix->ndim);
     if (x->dtype.code != ix->dtype.code || x->dtype.bits != ix->dtype.bits) {
       char p[32], q[32];
-      return fail(t, "input %s is %s, the intrinsic's input %s %s", x->name, dt_name(x->dtype, p),
+      return fail(t, "input %s is %s, the intrinsic's input %s is %s", x->name, dt_name(x->dtype, p),
                   ix->name, dt_name(ix->dtype, q));
     }
     for (int d = 0; d < x->ndim; d++) {
@@ -286,7 +287,7 @@ static bool match_body(Tz *t, Remap *r, Analyzer *an, int k) {
 static bool match(Tz *t) {
   const Operation *op = t->op, *iop = t->iop;
   if (op->noutputs != iop->noutputs)
-    return fail(t, "the stage has %d outputs, the intrinsic's compute %d", op->noutputs,
+    return fail(t, "the stage has %d outputs, the intrinsic's compute has %d", op->noutputs,
                 iop->noutputs);
   for (int k = 0; k < op->noutputs; k++)
     if ((op->body[k]->kind == EXPR_REDUCE) != (iop->body[k]->kind == EXPR_REDUCE))
