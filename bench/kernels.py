@@ -1,6 +1,7 @@
 """bench/kernels.py: the kernel benchmarks of bench/run: GEMM and conv2d against OpenBLAS and
 gcc -O3 C loops, all measured in the same run, each figure also a fraction of the machine's
-FMA peak (bench/peers/fma_peak.c); then TOPI's operators with TOPI's CPU schedules
+FMA peak (bench/peers/fma_peak.c); the int8 GEMM with AVX-512 VNNI against both; then TOPI's
+operators with TOPI's CPU schedules
 (bench/kernels/topi.tes) against C loops and OpenBLAS, on one thread.
 
 The peers are built here with the system's cc (-O3 -march=native). OpenBLAS runs with
@@ -132,10 +133,43 @@ def main(tes, repeat):
         table.append(('tes conv2d NCHW', t, gflops(conv_flops, secs) if secs else None,
                       reason or 'pad + kernel pack + conv + unpack', cblas[t]))
     print_table(table, peak)
+    int8_table(tes, tes1, blas[1])
     topi_table(tes1, max(repeat, 20))
     secs, reason = tes1.get('jit_latency', (None, 'no tes kernel script'))
     print('\ntes JIT latency, tvm.build to callable, opt_gemm final schedule: %s (target < 50 ms)'
           % ('%.1f ms' % (secs * 1e3) if secs else reason))
+
+
+def int8_table(tes, tes1, blas1):
+    """The int8 GEMM tensorized with AVX-512 VNNI (examples/int8_gemm_vnni.tes), 1 thread,
+    against tes's own float32 GEMM (opt_gemm regtile) and OpenBLAS sgemm: the same 2*M*N*K
+    operations, so the speed-up is the ratio of the times (target: >= 2 over tes float32)."""
+    m, n, k = GEMM
+    ops = 2.0 * m * n * k
+    secs, reason = None, 'no tes binary'
+    if tes:
+        env = dict(os.environ, TES_NUM_THREADS='1')
+        p = subprocess.run([tes, os.path.join(ROOT, 'examples', 'int8_gemm_vnni.tes'), str(m),
+                            str(n), str(k)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=env)
+        found = re.findall(r'int8_gemm_vnni seconds=(\S+)', p.stdout)
+        if found:
+            secs, reason = float(found[0]), None
+        else:
+            err = [l for l in p.stderr.splitlines() if 'error' in l]
+            reason = err[0].split('error: ', 1)[-1] if err else 'failed'
+    f32, _ = tes1.get('opt_gemm_regtile', (None, None))
+    print('\nint8 GEMM %dx%dx%d (uint8 x int8 -> int32, AVX-512 VNNI), 1 thread:' % GEMM)
+    if not secs:
+        print('  tes int8 VNNI: %s' % reason)
+        return
+    print('  %-34s %9.1f GOP/s' % ('tes int8 VNNI', gflops(ops, secs)))
+    if f32:
+        print('  %-34s %9.1f GFLOP/s  int8 speed-up %.2f (target >= 2)' % (
+            'tes float32 (opt_gemm regtile)', gflops(ops, f32), f32 / secs))
+    if blas1:
+        print('  %-34s %9.1f GFLOP/s  int8 speed-up %.2f' % ('OpenBLAS sgemm', blas1,
+                                                             gflops(ops, secs) / blas1))
 
 
 def topi_table(tes1, repeat):

@@ -64,6 +64,13 @@ cxx = shutil.which(os.environ.get('CXX') or 'c++')
 if cxx:
     config.available_features.add('cxx')
     config.substitutions.append(('%cxx', cxx))
+# AVX-512 VNNI (examples/int8_gemm_vnni.tes runs only where the CPU has it).
+try:
+    with open('/proc/cpuinfo') as f:
+        if 'avx512_vnni' in f.read().split():
+            config.available_features.add('avx512vnni')
+except OSError:
+    pass
 # The FAKE CUDA driver (tests/unit/jit/fake_cuda.c, built beside the binary): tests point
 # TES_CUDA_DRIVER at it to check the host side of running cuda modules; it runs no kernel.
 if not reference:
