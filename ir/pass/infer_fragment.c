@@ -5,7 +5,7 @@
  * Assumes: flat buffers; the intrinsics' fragment arguments are the data variables of
  *   allocations in a wmma scope.
  * Guarantees: each fragment allocation that an intrinsic uses is wrapped in
- *   `attr [buf] "fragment_shape" = "M, N, K"` and, for matrix_a and matrix_b,
+ *   `attr [buf] "fragment_shape" = "M, N, K"` and, for matrix_a and matrix_b, that in
  *   `attr [buf] "fragment_layout" = "row_major"` (or "col_major"), as TVM has them. The shape
  *   comes from tvm_fill_fragment, tvm_load_matrix_sync and tvm_store_matrix_sync (their
  *   constant m, n, k), and passes through tvm_mma_sync, whose four fragments share one shape;
@@ -267,12 +267,14 @@ static Stmt *wrap_stmt(IrMutator *m, Stmt *s) {
   if (!f || !f->shape_from || f->annotated) return r;
   Arena *a = m->arena;
   Var *var = s->u.alloc.buffer_var;
-  if (f->scope != WMMA_ACCUMULATOR)
-    r = ir_attr(a, ATTR_NODE_VAR, var, WMMA_ATTR_LAYOUT, ir_str(a, f->layout), r);
   char shape[96];
   snprintf(shape, sizeof shape, "%lld, %lld, %lld", (long long)f->mnk[0], (long long)f->mnk[1],
            (long long)f->mnk[2]);
-  return ir_attr(a, ATTR_NODE_VAR, var, WMMA_ATTR_SHAPE, ir_str(a, shape), r);
+  r = ir_attr(a, ATTR_NODE_VAR, var, WMMA_ATTR_SHAPE, ir_str(a, shape), r);
+  /* TVM's order: the layout outside the shape */
+  if (f->scope != WMMA_ACCUMULATOR)
+    r = ir_attr(a, ATTR_NODE_VAR, var, WMMA_ATTR_LAYOUT, ir_str(a, f->layout), r);
+  return r;
 }
 
 Stmt *pass_infer_fragment(Stmt *s, PassCtx *ctx) {

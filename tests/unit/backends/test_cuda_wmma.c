@@ -209,8 +209,8 @@ static void test_infer_attrs(void) {
   if (!f || f->ndevice != 1) return;
   StrBuf b = STRBUF_INIT;
   lower_print_device_func(&b, &f->device[0]);
-  HAS(sb_cstr(&b), "attr [A.wmma.matrix_a] \"fragment_shape\" = \"16, 16, 16\";\n"
-                   "  attr [A.wmma.matrix_a] \"fragment_layout\" = \"row_major\";\n"
+  HAS(sb_cstr(&b), "attr [A.wmma.matrix_a] \"fragment_layout\" = \"row_major\";\n"
+                   "  attr [A.wmma.matrix_a] \"fragment_shape\" = \"16, 16, 16\";\n"
                    "  allocate(A.wmma.matrix_a");
   HAS(sb_cstr(&b), "attr [C.wmma.accumulator] \"fragment_shape\" = \"16, 16, 16\";\n"
                    "  allocate(C.wmma.accumulator");
