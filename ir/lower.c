@@ -34,6 +34,7 @@ static const PassDef lowering[] = {
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
     {"tir.LowerThreadAllreduce", pass_lower_thread_allreduce, RUN_ON_GPU},
     {"tir.LowerWarpMemory", pass_lower_warp_memory, RUN_ON_GPU},
+    {"tir.InferFragment", pass_infer_fragment, RUN_ON_GPU},
     /* last: a pass after it sees only the host function (the kernels are in ctx->device), so
      * passes over kernel bodies (thread allreduce, warp memory) go before it */
     {"tir.SplitHostDevice", pass_split_host_device, RUN_ON_GPU},

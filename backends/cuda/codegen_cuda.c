@@ -27,6 +27,7 @@ typedef struct Kernel {
   bool synced;           /* tir.ThreadSync ran on it: shared memory has its barriers */
   bool fast_math;        /* "cuda -fast-math": __expf and the other fast intrinsics */
   CudaVec vec;
+  CudaWmma wmma;         /* its TensorCore fragments (cuda_wmma.c) */
 } Kernel;
 
 /* NVRTC compiles without the C library's headers: the fixed-width types and the two macros
@@ -128,6 +129,7 @@ static bool cuda_warp_call(CPrinter *p, const char *fn, const Expr *e) {
 static bool cuda_call(CPrinter *p, const Expr *e) {
   const char *op = e->u.call.op, *fn = strncmp(op, "tir.", 4) == 0 ? op + 4 : op;
   if (cuda_warp_call(p, fn, e)) return true;
+  if (cuda_wmma_call(p, &((Kernel *)p->user)->wmma, e)) return true;
   if (strcmp(fn, "tvm_storage_sync") == 0) {
     cp_put(p, "__syncthreads()");
     return true;
@@ -172,6 +174,7 @@ static bool cuda_stmt(CPrinter *p, const Stmt *s) {
   Kernel *k = p->user;
   if (s->kind == STMT_LET) cuda_vec_note_let(&k->vec, s);
   if (cuda_vec_stmt(p, &k->vec, s)) return true;
+  if (cuda_wmma_stmt(p, &k->wmma, s)) return true;
   if (s->kind == STMT_ALLOCATE) return cuda_allocate(p, s);
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0) {
     cp_stmt(p, s->u.attr.body);
@@ -232,6 +235,7 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, const CudaOptions
   *ck = (CudaKernel){.name = xstrdup(dk->name)};
   for (int i = 0; i < 3; i++) ck->grid[i] = dk->grid[i], ck->block[i] = dk->block[i];
   Kernel k = {.fast_math = opt->fast_math};
+  if (!cuda_wmma_scan(&k.wmma, dk->body, d)) return cuda_wmma_free(&k.wmma);
   cuda_vec_init(&k.vec, f);
   Threads th = {{NULL, threads_stmt}, &k};
   ir_visit_stmt(&th.v, dk->body);
@@ -276,6 +280,7 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, const CudaOptions
   cp_free(&p);
   free(k.threads);
   cuda_vec_free(&k.vec);
+  cuda_wmma_free(&k.wmma);
 }
 
 /* ---- the host function ---- */
@@ -380,6 +385,7 @@ CudaModule *cg_cuda_build(const LoweredFunc *f, const CudaOptions *opt, Diag *d)
   CudaModule *m = xcalloc(1, sizeof *m);
   StrBuf src = STRBUF_INIT;
   if (cuda_uses_half(f)) sb_puts(&src, "#include <cuda_fp16.h>\n");
+  if (cuda_wmma_used(f)) sb_puts(&src, "#include <mma.h>\n");
   sb_puts(&src, prelude);
   cp_helpers(&src, "__device__ inline");
   host_allocs(f->body, m);

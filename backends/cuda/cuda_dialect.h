@@ -8,6 +8,7 @@
 #include "ir/arena.h"
 #include "ir/arith/arith.h"
 #include "ir/func.h"
+#include "ir/wmma.h"
 
 /* ---- vectors (cuda_vector.c) ----
  * CUDA C has no arithmetic on its vector types, so a vector statement is printed lane by lane
@@ -70,5 +71,31 @@ bool cuda_math(CPrinter *p, const Expr *e, bool lane, bool fast_math);
 void cuda_reserve_names(CPrinter *p, Arena *a);
 /* Whether f computes with float16 (the kernels then include cuda_fp16.h). */
 bool cuda_uses_half(const LoweredFunc *f);
+
+/* ---- TensorCores (cuda_wmma.c) ---- */
+
+/* A fragment array of the kernel: its buffer, scope, shape and (matrix_a, matrix_b) layout. */
+typedef struct CudaFrag {
+  const Var *var;
+  WmmaScope scope;
+  int64_t m, n, k;
+  const char *layout;
+} CudaFrag;
+
+typedef struct CudaWmma {
+  CudaFrag *frags;
+  int nfrags;
+} CudaWmma;
+
+/* Reads a kernel's fragments (their allocations and tir.InferFragment's attributes) into w;
+ * false with d set for what CUDA cannot declare or reach. */
+bool cuda_wmma_scan(CudaWmma *w, const Stmt *body, Diag *d);
+void cuda_wmma_free(CudaWmma *w);
+/* A fragment allocation (or its attributes), printed; false for any other statement. */
+bool cuda_wmma_stmt(CPrinter *p, const CudaWmma *w, const Stmt *s);
+/* The four TensorCore intrinsics and tvm_access_ptr, printed; false for any other call. */
+bool cuda_wmma_call(CPrinter *p, const CudaWmma *w, const Expr *e);
+/* Whether a kernel of f uses TensorCores (the source then includes mma.h). */
+bool cuda_wmma_used(const LoweredFunc *f);
 
 #endif

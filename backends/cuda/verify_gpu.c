@@ -1,11 +1,12 @@
 /* verify_gpu.c: the GPU verifier (backends/cuda/verify_gpu.h). The host function is walked
  * statement by statement, each kernel once by a visitor that counts its threads and its shared
- * and local allocations. */
+ * and local allocations (TensorCore fragments count as local, a warp's lanes sharing them). */
 #include "backends/cuda/verify_gpu.h"
 
 #include <string.h>
 
 #include "ir/printer.h"
+#include "ir/wmma.h"
 
 /* ---- host code ---- */
 
@@ -107,6 +108,9 @@ static void kernel_stmt(IrVisitor *v, const Stmt *s) {
                 s->u.alloc.buffer_var->name, (long long)bytes);
     } else if (known && strcmp(s->u.alloc.scope, "local") == 0) {
       kc->local += bytes;
+    } else if (known && wmma_scope(s->u.alloc.scope) != WMMA_NONE) {
+      /* TensorCore fragments are registers like local memory, spread over a warp's 32 lanes */
+      kc->local += (bytes + 31) / 32;
     }
   }
   ir_visit_children_stmt(v, s);

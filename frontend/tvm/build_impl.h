@@ -148,6 +148,8 @@ const char *bi_target_text(Interp *I, Value *v, const char *fn);
 bool bi_target_kind_is(const char *text, const char *kind);
 /* Whether the target text sets option -name: bare ("cuda -fast-math"), =1 or =true. */
 bool bi_target_flag(const char *text, const char *name);
+/* The value of the target text's -name=VALUE option, malloc'd, or NULL. */
+char *bi_target_option(const char *text, const char *name);
 extern const char *const bi_target_known_kinds[];
 extern const size_t bi_target_n_known_kinds;
 /* target.c: a cuda target's architecture, "sm_XX": its -arch option, else the first device's,

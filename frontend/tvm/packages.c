@@ -63,8 +63,10 @@ static const ModuleDef mod_tvm_transform = {"tvm.transform",
                                      LATER_PENDING("Sequential and the other pass objects"),
                                      NULL};
 PENDING_MODULE(mod_tvm_contrib, "tvm.contrib", "nvcc and utils", LATER_PENDING("contrib helpers"))
-PENDING_MODULE(mod_tvm_contrib_nvcc, "tvm.contrib.nvcc", "CUDA helpers: have_tensorcore",
-               LATER_PENDING("CUDA helpers"))
+static const ModuleDef mod_tvm_contrib_nvcc = {
+    "tvm.contrib.nvcc", bi_nvcc_funcs, NULL,
+    "CUDA helpers: have_tensorcore, have_fp16, have_int8, parse_compute_version",
+    LATER_PENDING("the other CUDA helpers (compile_cuda)"), NULL};
 PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
                LATER_PENDING("contrib helpers"))
 PENDING_MODULE(mod_tvm_rpc, "tvm.rpc", "LocalSession for VTA", LATER_PENDING("RPC sessions"))

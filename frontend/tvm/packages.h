@@ -14,4 +14,7 @@ void tvm_register_modules(void);
 extern const Builtin bi_tvm_nd_funcs[], bi_tvm_testing_funcs[];
 int bi_tvm_nd_module_init(Interp *I, Value *module);
 
+/* tvm.contrib.nvcc's members (tvm/contrib_nvcc.c). */
+extern const Builtin bi_nvcc_funcs[];
+
 #endif

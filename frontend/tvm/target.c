@@ -56,6 +56,8 @@ static char *target_option(const char *text, const char *name) {
   return NULL;
 }
 
+char *bi_target_option(const char *text, const char *name) { return target_option(text, name); }
+
 bool bi_target_flag(const char *text, const char *name) {
   size_t n = strlen(name);
   for (const char *p = text; (p = strstr(p, name)); p += n)

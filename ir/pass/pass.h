@@ -81,6 +81,8 @@ Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx);
 Stmt *pass_lower_thread_allreduce(Stmt *s, PassCtx *ctx);
 /* tir.LowerWarpMemory (lower_warp_memory.c), GPU targets only */
 Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx);
+/* tir.InferFragment (infer_fragment.c), GPU targets only */
+Stmt *pass_infer_fragment(Stmt *s, PassCtx *ctx);
 /* tir.SplitHostDevice (split_host_device.c), GPU targets only */
 Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx);
 

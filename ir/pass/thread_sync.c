@@ -11,7 +11,9 @@
  *   statement whose accesses conflict with those since the last barrier. A barrier that would
  *   have to sit under a condition, loop bound or let on a thread index (threadIdx.*, which not
  *   every thread of the block would reach, a deadlock) is an error on ctx->diag ("not supported
- *   yet"), and the input is returned. Everything else is returned as it is.
+ *   yet"), and the input is returned. Everything else is returned as it is. A shared buffer's
+ *   address passed on is taken as read and written, unless it is a tvm_access_ptr, whose mask
+ *   says which.
  * Why here: last, on the lowered kernel, and only for GPU targets, as TVM runs it in its device
  *   build; tvm.lower's output does not have it. */
 #include <string.h>
@@ -102,6 +104,18 @@ typedef struct Access {
 static void access_expr(IrVisitor *v, const Expr *e) {
   Access *x = (Access *)v;
   if (e->kind == EXPR_LOAD) x->seen.reads |= bit_of(x->y, e->u.load.buf->data);
+  /* tvm_access_ptr(type, data, offset, extent, mask) says how the pointer is used: mask 1
+   * read, 2 written (a TensorCore load reads shared memory, it does not write it) */
+  int64_t mask;
+  if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.tvm_access_ptr") == 0 &&
+      e->u.call.n == 5 && e->u.call.args[1]->kind == EXPR_VAR &&
+      ir_as_int(e->u.call.args[4], &mask) && mask >= 1 && mask <= 3) {
+    uint64_t b = bit_of(x->y, e->u.call.args[1]->u.var);
+    if (mask & 1) x->seen.reads |= b;
+    if (mask & 2) x->seen.writes |= b;
+    for (int i = 2; i < 4; i++) ir_visit_expr(v, e->u.call.args[i]);
+    return;
+  }
   /* a shared pointer passed on (an address, an extern call): read and written, for all we know */
   if (e->kind == EXPR_VAR) {
     uint64_t b = bit_of(x->y, e->u.var);

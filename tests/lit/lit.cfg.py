@@ -58,6 +58,12 @@ if os.path.isfile(ptxas):
 # looks for the same names).
 if any(shutil.which(c) for c in ('clang-19', 'clang', '/usr/lib/llvm-19/bin/clang')):
     config.available_features.add('clang')
+# A host C++ compiler (c++, or $CXX): the CPU emulation of CUDA kernels
+# (codegen/cuda_tensorcore_on_cpu.tes) compiles their text with it.
+cxx = shutil.which(os.environ.get('CXX') or 'c++')
+if cxx:
+    config.available_features.add('cxx')
+    config.substitutions.append(('%cxx', cxx))
 # AVX-512 VNNI (examples/int8_gemm_vnni.tes runs only where the CPU has it).
 try:
     with open('/proc/cpuinfo') as f:

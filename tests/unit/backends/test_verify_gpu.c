@@ -82,6 +82,13 @@ static void test_verify_gpu_limits(void) {
   Stmt *local = bind(tx, "threadIdx.x", 32, alloc(sh, 200000, "local", store(pb, V(tx), F(0))));
   CHECK(strstr(verify(launch(), local), "uses 800000 bytes of local memory a thread, more than "
                                         "CUDA's 524288"));
+  /* TensorCore fragments are registers shared by a warp: 32x the bytes of local memory */
+  Stmt *frags = bind(tx, "threadIdx.x", 32, alloc(sh, 2048, "wmma.accumulator",
+                                                  store(pb, V(tx), F(0))));
+  CHECK_TEXT(verify(launch(), frags), "");
+  Stmt *many = bind(tx, "threadIdx.x", 32, alloc(sh, 6400000, "wmma.accumulator",
+                                                 store(pb, V(tx), F(0))));
+  CHECK(strstr(verify(launch(), many), "uses 800000 bytes of local memory a thread"));
   Stmt *twice = bind(tx, "threadIdx.x", 32, bind(ty, "threadIdx.x", 16, store(pb, V(ty), F(0))));
   CHECK_TEXT(verify(launch(), twice),
              "cannot build for cuda: threadIdx.x is bound twice in one kernel (f_kernel0) with "

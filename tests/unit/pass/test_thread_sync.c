@@ -2,7 +2,8 @@
  * load of shared memory and its reads, between reads and later writes, and at the top of a serial loop around both (the next
  * iteration's writes after this one's reads); none for global memory, host code or a buffer
  * only written; the barrier goes before a guard on the thread index, never inside it, and one
- * that must go inside is refused. */
+ * that must go inside is refused; a pointer through tvm_access_ptr is read or written as its
+ * mask says. */
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *tx, *k, *i;
@@ -95,6 +96,28 @@ static void test_thread_sync_thread_guard(void) {
                                     "    @tir.tvm_storage_sync(\"shared\", dtype=int32)\n"));
 }
 
+/* a pointer into shared memory through tvm_access_ptr is read or written as its mask says: two
+ * TensorCore loads of the tile (mask 1) need no barrier between them, the cooperative load
+ * before them does; a pointer passed on bare is taken as read and written */
+static Stmt *wmma_load(int mask) {
+  Expr *type = ir_call(&A, DT_F32, "tir.type_annotation", CALL_PURE, 0, NULL);
+  Expr *ptr = ir_call(&A, DT_HANDLE64, "tir.tvm_access_ptr", CALL_PURE, 5,
+                      (Expr *[]){type, V(sh->data), I(0), I(32), I(mask)});
+  return ir_evaluate(&A, ir_call(&A, DT_HANDLE64, "tir.tvm_load_matrix_sync", CALL_EFFECT, 1,
+                                 (Expr *[]){ptr}));
+}
+
+static void test_thread_sync_access_ptr(void) {
+  const char *text = ps(synced(kernel(seq2(fill(V(tx)), loop(i, 2, wmma_load(1))))));
+  CHECK(strstr(text, "  sh[tx] = G[tx]\n  @tir.tvm_storage_sync(\"shared\", dtype=int32)\n"
+                     "  for (i: int32, 0, 2) {\n    @tir.tvm_load_matrix_sync("));
+  CHECK(!strstr(text, "for (i: int32, 0, 2) {\n    @tir.tvm_storage_sync"));
+  Stmt *reads = kernel(seq2(wmma_load(1), wmma_load(1)));
+  CHECK(synced(reads) == reads);
+  CHECK(strstr(ps(synced(kernel(seq2(wmma_load(1), wmma_load(2))))),
+               "  @tir.tvm_storage_sync(\"shared\", dtype=int32)\n"));
+}
+
 /* global memory and code outside every kernel are left alone */
 static void test_thread_sync_untouched(void) {
   Stmt *g = kernel(seq2(store(glob, V(tx), F(1)), store(glob, V(tx), load(glob, V(tx)))));
@@ -119,6 +142,7 @@ int main(void) {
   test_thread_sync_loop();
   test_thread_sync_thread_guard();
   test_thread_sync_untouched();
+  test_thread_sync_access_ptr();
   sb_free(&sb);
   arena_free(&A);
   return finish();

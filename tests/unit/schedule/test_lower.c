@@ -23,7 +23,7 @@ static const char *const passes[] = {
     "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.UnrollLoop",
     "tir.InstrumentBoundCheckers", "tir.VectorizeLoop", "tir.Simplify",
     "tir.HoistIfThenElse", "tir.ThreadSync", "tir.LowerThreadAllreduce",
-    "tir.LowerWarpMemory", "tir.SplitHostDevice",
+    "tir.LowerWarpMemory", "tir.InferFragment", "tir.SplitHostDevice",
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
@@ -35,9 +35,10 @@ static void test_lower_passes(void) {
 /* tvm.lower leaves out the passes of the GPU build */
 static bool gpu_only(const char *pass) {
   return strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
-         strcmp(pass, "tir.LowerWarpMemory") == 0 || strcmp(pass, "tir.SplitHostDevice") == 0;
+         strcmp(pass, "tir.LowerWarpMemory") == 0 || strcmp(pass, "tir.InferFragment") == 0 ||
+         strcmp(pass, "tir.SplitHostDevice") == 0;
 }
-enum { NGPU_ONLY = 4 };
+enum { NGPU_ONLY = 5 };
 
 /* What the dump log reads when no pass changes anything after flattening. */
 static const char *unchanged_log(void) {
