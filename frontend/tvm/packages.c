@@ -61,7 +61,6 @@ PENDING_MODULE(mod_tvm_contrib_nvcc, "tvm.contrib.nvcc", "CUDA helpers: have_ten
                LATER_PENDING("CUDA helpers"))
 PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
                LATER_PENDING("contrib helpers"))
-PENDING_MODULE(mod_tvm_rpc, "tvm.rpc", "LocalSession for VTA", LATER_PENDING("RPC sessions"))
 #undef PENDING_MODULE
 #define VTA_PENDING "VTA's lowering, vta.build and vta.lower arrive with tensorize (issue 13)"
 static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
@@ -69,6 +68,9 @@ static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
                                   NULL};
 static const ModuleDef mod_vta_testing = {
     "vta.testing", NULL, NULL, "VTA's test helpers: simulator", VTA_PENDING, NULL};
+static const ModuleDef mod_tvm_rpc = {"tvm.rpc", bi_vta_rpc_funcs, NULL,
+                                      "RPC sessions: LocalSession, in this process",
+                                      LATER_PENDING("remote RPC sessions"), NULL};
 static const ModuleDef mod_vta_simulator = {"vta.testing.simulator", bi_vta_simulator_funcs,
                                             NULL, "the VTA simulator's counters", NULL, NULL};
 

@@ -10,6 +10,8 @@ extern const Builtin bi_vta_funcs[];
 int bi_vta_init(Interp *I, Value *module);
 /* vta.testing.simulator: clear_stats, stats. */
 extern const Builtin bi_vta_simulator_funcs[];
+/* tvm.rpc: LocalSession (tvm/vta_rpc.c). */
+extern const Builtin bi_vta_rpc_funcs[];
 /* The session's VTA simulator (default configuration), made on first use; NULL with the error
  * raised when it cannot be. */
 VtaSim *bi_vta_sim(Interp *I);
