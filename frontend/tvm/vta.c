@@ -279,8 +279,9 @@ static void free_session_sim(void) { vta_sim_free(session_sim); }
 VtaSim *bi_vta_sim(Interp *I) {
   if (session_sim) return session_sim;
   char err[VTA_SIM_ERR];
-  /* 1 GiB of DRAM, reserved and committed as it is touched */
-  session_sim = vta_sim_new(&vta_default_config, (size_t)1 << 30, err);
+  /* 1 GiB of DRAM, reserved and committed as it is touched; less under a `ulimit -v` */
+  for (int log = 30; !session_sim && log >= 24; log -= 2)
+    session_sim = vta_sim_new(&vta_default_config, (size_t)1 << log, err);
   if (!session_sim) {
     interp_raise(I, EXC_RuntimeError, "%s", err);
     return NULL;
