@@ -15,6 +15,8 @@ extern const ObjClass bi_build_target_class; /* tvm.target.Target */
 
 /* Adds build, cpu, cuda, gpu, device to the tvm module (tvm/packages.c's init of "tvm"). */
 int bi_build_tvm_init(Interp *I, Value *tvm);
+/* A Target of text as given, "ext_dev -keys=vta,cpu ..." (vta's env.target). */
+Value *bi_build_target_new(const char *text);
 /* tvm.target's members: Target (a class with Target.current()), create, cuda. */
 extern const Builtin bi_build_target_funcs[];
 int bi_build_target_init(Interp *I, Value *module);

@@ -8,6 +8,7 @@
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/te.h"
 #include "frontend/tvm/tir_impl.h"
+#include "frontend/tvm/vta.h"
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 
@@ -69,19 +70,25 @@ static const ModuleDef mod_tvm_contrib_nvcc = {
     LATER_PENDING("the other CUDA helpers (compile_cuda)"), NULL};
 PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
                LATER_PENDING("contrib helpers"))
-PENDING_MODULE(mod_tvm_rpc, "tvm.rpc", "LocalSession for VTA", LATER_PENDING("RPC sessions"))
-PENDING_MODULE(mod_vta, "vta", "the VTA accelerator and its simulator",
-               LATER_PENDING("VTA features"))
-PENDING_MODULE(mod_vta_testing, "vta.testing", "the VTA simulator's statistics",
-               LATER_PENDING("VTA features"))
 #undef PENDING_MODULE
+#define VTA_PENDING "VTA's lowering, vta.build and vta.lower arrive with tensorize (issue 13)"
+static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
+                                  "the VTA accelerator: get_env, Environment", VTA_PENDING,
+                                  NULL};
+static const ModuleDef mod_vta_testing = {
+    "vta.testing", NULL, NULL, "VTA's test helpers: simulator", VTA_PENDING, NULL};
+static const ModuleDef mod_tvm_rpc = {"tvm.rpc", bi_vta_rpc_funcs, NULL,
+                                      "RPC sessions: LocalSession, in this process",
+                                      LATER_PENDING("remote RPC sessions"), NULL};
+static const ModuleDef mod_vta_simulator = {"vta.testing.simulator", bi_vta_simulator_funcs,
+                                            NULL, "the VTA simulator's counters", NULL, NULL};
 
 static const ModuleDef *const tvm_defs[] = {
     &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_tir_ir_builder,
     &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
     &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
-    &mod_vta,         &mod_vta_testing,      NULL,
+    &mod_vta,         &mod_vta_testing,      &mod_vta_simulator,     NULL,
 };
 static const ModuleAlias tvm_aliases[] = {
     {"te", "tvm.te"},

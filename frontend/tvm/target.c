@@ -19,6 +19,8 @@ static Value *target_new(const char *text) {
   return val_obj_new(&bi_build_target_class, t);
 }
 
+Value *bi_build_target_new(const char *text) { return target_new(text); }
+
 static void target_free(void *p) {
   Target *t = p;
   free(t->text);

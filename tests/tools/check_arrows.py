@@ -49,6 +49,8 @@ ALLOWED = {
     'backends': ('ir', 'jit/plugin_api.h'),
     # CUDA C is printed by the C printer with a dialect of its own (backends/c/c_printer.h)
     'backends/cuda': ('ir', 'backends/c/c_printer.h'),
+    # VTA's instruction formats, which the command queue writes and the simulator reads
+    'backends/vta': ('ir', 'jit/plugin_api.h', 'jit/vta_isa.h'),
     'jit': IR_TYPES,
 }
 
