@@ -9,7 +9,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 
-typedef enum { RUN_ALWAYS, RUN_ON_GPU } PassWhen;
+typedef enum { RUN_ALWAYS, RUN_ON_GPU, RUN_ON_VTA } PassWhen;
 
 typedef struct PassDef {
   const char *name;
@@ -23,6 +23,8 @@ typedef struct PassDef {
 static const PassDef lowering[] = {
     {"tes.CheckBounds", pass_check_bounds, RUN_ALWAYS},
     {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
+    /* VTA's phase-1 passes (vta.build_config's tir.add_lower_pass), after flattening */
+    {"vta.InjectDMAIntrin", pass_vta_inject_dma, RUN_ON_VTA},
     {"tir.InjectVirtualThread", pass_inject_virtual_thread, RUN_ALWAYS},
     {"tir.InjectDoubleBuffer", pass_inject_double_buffer, RUN_ALWAYS},
     {"tir.StorageRewrite", pass_storage_rewrite, RUN_ALWAYS},
@@ -158,6 +160,7 @@ static PassCtx pass_ctx(Arena *a, const LoweredFunc *f, const LowerOptions *opt,
                    .bind_tensors = f->param_tensors,
                    .bind_buffers = f->params,
                    .gpu = gpu,
+                   .vta = opt->vta,
                    .noptions = opt->noptions,
                    .options = opt->options,
                    .diag = d,
@@ -173,6 +176,7 @@ static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool 
                        bool gpu_only, bool *flattened, const char **last) {
   for (int i = 0; i < NPASSES; i++) {
     if (lowering[i].when == RUN_ON_GPU ? !ctx->gpu : gpu_only) continue;
+    if (lowering[i].when == RUN_ON_VTA && !ctx->vta) continue;
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);

@@ -22,6 +22,7 @@ typedef void (*LowerDumpFn)(void *user, const char *pass, const Stmt *body, bool
 typedef struct LowerOptions {
   const char *name; /* NULL: "main" */
   bool gpu;         /* run the GPU-only passes too */
+  const VtaTarget *vta; /* run VTA's passes for this VTA (vta.build_config); NULL: none */
   int debug;        /* >= 1: name each pass on stderr as it runs */
   LowerDumpFn dump; /* may be NULL */
   void *dump_user;

@@ -124,8 +124,11 @@ static void print_call(StrBuf *out, const Expr *e) {
     if (e->u.call.n) sb_puts(out, ", ");
   }
   print_list(out, e->u.call.n, e->u.call.args);
-  /* TVM prints a type annotation, which has no arguments, as `(, dtype=T)` */
-  if (e->u.call.n || bare_extern || strcmp(op, "tir.type_annotation") == 0) sb_puts(out, ", ");
+  /* TVM prints a call without arguments (a type annotation, VTA's command handle) as
+   * `(, dtype=T)` */
+  if (e->u.call.n || bare_extern || strcmp(op, "tir.type_annotation") == 0 ||
+      strncmp(op, "tir.vta.", 8) == 0)
+    sb_puts(out, ", ");
   sb_puts(out, "dtype=");
   put_dtype(out, e->dtype);
   sb_putc(out, ')');

@@ -71,7 +71,7 @@ static const ModuleDef mod_tvm_contrib_nvcc = {
 PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
                LATER_PENDING("contrib helpers"))
 #undef PENDING_MODULE
-#define VTA_PENDING "VTA's lowering, vta.build and vta.lower arrive with tensorize (issue 13)"
+#define VTA_PENDING "vta.build arrives with VTA's code generation (issue 14)"
 static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
                                   "the VTA accelerator: get_env, Environment", VTA_PENDING,
                                   NULL};
@@ -80,6 +80,7 @@ static const ModuleDef mod_vta_testing = {
 static const ModuleDef mod_tvm_rpc = {"tvm.rpc", bi_vta_rpc_funcs, NULL,
                                       "RPC sessions: LocalSession, in this process",
                                       LATER_PENDING("remote RPC sessions"), NULL};
+static const ModuleDef mod_vta_intrin = {"vta.intrin", NULL, NULL, NULL, NULL, "vta/intrin.tes"};
 static const ModuleDef mod_vta_simulator = {"vta.testing.simulator", bi_vta_simulator_funcs,
                                             NULL, "the VTA simulator's counters", NULL, NULL};
 
@@ -88,7 +89,8 @@ static const ModuleDef *const tvm_defs[] = {
     &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
     &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
-    &mod_vta,         &mod_vta_testing,      &mod_vta_simulator,     NULL,
+    &mod_vta,         &mod_vta_testing,      &mod_vta_simulator,     &mod_vta_intrin,
+    NULL,
 };
 static const ModuleAlias tvm_aliases[] = {
     {"te", "tvm.te"},

@@ -21,6 +21,7 @@ typedef struct PassConfig {
   PassOption *options;
   int nrequired, ndisabled;
   const char **required, **disabled;
+  const VtaTarget *vta; /* vta.build_config(): VTA's passes run, for this VTA */
 } PassConfig;
 
 typedef struct BiPassState {
@@ -201,6 +202,14 @@ static Value *names_list(int n, const char **names) {
 /* The config as a dict of the keys it was given: {"tir.UnrollLoop": {"auto_max_step": 16}}. */
 static Value *config_dict(Interp *I, const PassConfig *c) {
   Value *d = val_dict_new();
+  if (c->vta) { /* vta.build_config(): VTA's passes, by name */
+    Value *l = val_list_new(0);
+    for (int i = 0; lower_pass_name(i); i++)
+      if (strncmp(lower_pass_name(i), "vta.", 4) == 0)
+        val_list_append_take(l, val_cstr(lower_pass_name(i)));
+    dict_set_sym(d, sym_cstr("tir.add_lower_pass"), l);
+    val_decref(l);
+  }
   for (int i = 0; i < NKEYS; i++) {
     const ConfigKey *k = &config_keys[i];
     for (int j = 0; j < c->noptions; j++) {
@@ -316,6 +325,15 @@ static const ObjClass context_class = {
 
 static Value *wrap(PassConfig *c) { return val_obj_new(&context_class, c); }
 
+Value *bi_pass_context_vta(Interp *I, const VtaTarget *t) {
+  PassConfig *c = arena_alloc(arena(I), sizeof *c);
+  *c = (PassConfig){.opt_level = 2};
+  VtaTarget *copy = arena_alloc(arena(I), sizeof *copy);
+  *copy = *t;
+  c->vta = copy;
+  return wrap(c);
+}
+
 /* ---- the class: tvm.transform.PassContext(...) and PassContext.current() ---- */
 
 static const Builtin context_ctor = {
@@ -413,7 +431,8 @@ LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tens
                       .disabled = c->disabled,
                       .warn = print_warning,
                       .warn_user = I,
-                      .arg_buffers = binds};
+                      .arg_buffers = binds,
+                      .vta = c->vta};
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
   Diag d = DIAG_INIT;
   bool gpu_pass_failed = false;

@@ -53,4 +53,7 @@ void bi_pass_schedule_changed(Interp *I, Schedule *s, Stage *st, const char *wha
 /* tvm.transform's members (modules.c's ModuleDef init). */
 int bi_pass_module_init(Interp *I, Value *module);
 
+/* A PassContext that lowers for VTA t (vta.build_config): VTA's passes run. */
+Value *bi_pass_context_vta(Interp *I, const VtaTarget *t);
+
 #endif

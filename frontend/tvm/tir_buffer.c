@@ -181,10 +181,12 @@ static Value *buf_access_ptr(Interp *I, Value *self, Value **a) {
   Arena *ar = arena(I);
   Buffer *b = buf_at(self);
   int64_t mask, lanes = 1;
+  DType ptr_type = DT_HANDLE64; /* the call's own dtype: VTA's intrinsics take "int32" */
   if (mask_arg(I, a[0], &mask) < 0) return NULL;
   if (a[1] && a[1]->kind != VAL_NONE &&
-      (a[1]->kind != VAL_STR || strcmp(a[1]->u.str.s, "handle") != 0))
-    return interp_raise(I, EXC_ValueError, "access_ptr: ptr_type must be \"handle\"");
+      (a[1]->kind != VAL_STR ||
+       (strcmp(a[1]->u.str.s, "handle") != 0 && !dt_parse(a[1]->u.str.s, &ptr_type))))
+    return interp_raise(I, EXC_ValueError, "access_ptr: ptr_type must be \"handle\" or a dtype");
   if (a[2] && a[2]->kind != VAL_NONE) {
     if (a[2]->kind != VAL_INT || a[2]->u.i < 1 || a[2]->u.i > 64)
       return interp_raise(I, EXC_ValueError,
@@ -206,7 +208,7 @@ static Value *buf_access_ptr(Interp *I, Value *self, Value **a) {
   if (!extent || !off) return NULL;
   Expr *anno = ir_call(ar, et, "tir.type_annotation", CALL_PURE, 0, NULL);
   Expr *args[5] = {anno, ir_varref(ar, b->data), off, extent, ir_i32(ar, mask)};
-  return bi_te_wrap_expr(ir_call(ar, DT_HANDLE64, "tir.tvm_access_ptr", CALL_PURE, 5, args));
+  return bi_te_wrap_expr(ir_call(ar, ptr_type, "tir.tvm_access_ptr", CALL_PURE, 5, args));
 }
 
 /* The flat index of begin (relative to elem_offset, which a load or store of the buffer

@@ -1,7 +1,7 @@
 /* vta.c: the `vta` module (SPEC §13): vta.get_env() and vta.Environment, VTA's configuration
  * with the fields the tutorials read, and vta.testing.simulator (clear_stats, stats), the
- * counters of the session's VTA simulator (jit/vta_sim.h). The tensor intrinsic env.gemm,
- * vta.build and vta.lower arrive with tensorize. */
+ * counters of the session's VTA simulator (jit/vta_sim.h). env.gemm is vta.intrin.gemm
+ * (stdlib/vta/intrin.tes); vta.build and vta.lower are still to come. */
 #include "frontend/tvm/vta.h"
 
 #include <stdarg.h>
@@ -12,14 +12,15 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build.h"
+#include "frontend/tvm/pass.h"
+#include "frontend/tvm/sched.h"
 #include "ir/strbuf.h"
 #include "ir/support.h"
 #include "jit/vta_sim.h"
 
-#define TENSORIZE_PENDING "it arrives with tensorize (tensor intrinsics, issue 13)"
-
 typedef struct VtaEnv {
   VtaConfig cfg;
+  Value *gemm; /* env.gemm, built on first use (vta.intrin.gemm, stdlib/vta/intrin.tes) */
 } VtaEnv;
 
 static const ObjClass env_class;
@@ -138,10 +139,24 @@ static Value *env_target(Interp *I, Value *self) {
   return t;
 }
 
+/* env.gemm: VTA's GEMM tensor intrinsic, declared in TES (stdlib/vta/intrin.tes) and kept,
+ * so that every read gives the same intrinsic */
 static Value *env_gemm(Interp *I, Value *self) {
-  return interp_raise(I, EXC_RuntimeError,
-                      "not supported yet: env.gemm, VTA's GEMM tensor intrinsic (" TENSORIZE_PENDING
-                      ")");
+  VtaEnv *e = self->u.obj.p;
+  if (e->gemm) return val_incref(e->gemm);
+  Value *m = mod_import(I, interp_modules(I), "vta.intrin");
+  Value *fn = m ? val_getattr(I, m, sym_cstr("gemm")) : NULL;
+  if (m) val_decref(m);
+  if (!fn) return NULL;
+  e->gemm = interp_callv(I, fn, 1, &self);
+  val_decref(fn);
+  return e->gemm ? val_incref(e->gemm) : NULL;
+}
+
+static void env_free(void *p) {
+  VtaEnv *e = p;
+  if (e->gemm) val_decref(e->gemm);
+  free(e);
 }
 
 static const Property env_props[] = {
@@ -149,7 +164,8 @@ static const Property env_props[] = {
     ENV_INTS(PROP) ENV_STRS(PROP)
 #undef PROP
     {"target", env_target, "the target of VTA code: ext_dev -keys=vta,cpu -device=vta -model=..."},
-    {"gemm", env_gemm, "the GEMM tensor intrinsic (not supported yet: " TENSORIZE_PENDING ")"},
+    {"gemm", env_gemm, "the GEMM tensor intrinsic: BATCH x BLOCK_IN inputs times BLOCK_OUT x "
+                       "BLOCK_IN weights into BATCH x BLOCK_OUT accumulators, in VTA's buffers"},
     {0},
 };
 
@@ -162,7 +178,7 @@ static Value *env_repr(Interp *I, Value *self) {
 
 static const ObjClass env_class = {
     .type = {"Environment", NULL, VAL_OBJ, NULL},
-    .free = free,
+    .free = env_free,
     .repr = env_repr,
     .props = env_props,
 };
@@ -170,6 +186,7 @@ static const ObjClass env_class = {
 static Value *env_new(const VtaConfig *c) {
   VtaEnv *e = xmalloc(sizeof *e);
   e->cfg = *c;
+  e->gemm = NULL;
   return val_obj_new(&env_class, e);
 }
 
@@ -259,7 +276,61 @@ static const ObjClass env_class_class = {
     .call = env_class_call,
 };
 
+/* ---- vta.build_config() and vta.lower: lowering with VTA's passes ---- */
+
+static Value *build_config(Interp *I, const VtaConfig *c) {
+  VtaTarget t = {.batch = vta_batch(c),
+                 .block_in = vta_block(c),
+                 .block_out = vta_block(c),
+                 .inp_bits = 1 << c->log_inp_width,
+                 .wgt_bits = 1 << c->log_wgt_width,
+                 .acc_bits = 1 << c->log_acc_width,
+                 .inp_buff_bytes = (int64_t)1 << c->log_inp_buff_size,
+                 .wgt_buff_bytes = (int64_t)1 << c->log_wgt_buff_size,
+                 .acc_buff_bytes = (int64_t)1 << c->log_acc_buff_size,
+                 .uop_buff_bytes = (int64_t)1 << c->log_uop_buff_size};
+  return bi_pass_context_vta(I, &t);
+}
+
+static Value *fn_build_config(Interp *I, Value *self, Value **a) {
+  return build_config(I, &vta_default_config);
+}
+
+static Value *call_method(Interp *I, Value *obj, const char *name) {
+  Value *m = val_getattr(I, obj, sym_cstr(name));
+  Value *r = m ? interp_callv(I, m, 0, NULL) : NULL;
+  if (m) val_decref(m);
+  return r;
+}
+
+/* vta.lower(...): tvm.lower(...) inside `with vta.build_config():` */
+static Value *fn_lower(Interp *I, Value *self, Value **a) {
+  Value *ctx = build_config(I, &vta_default_config);
+  Value *entered = call_method(I, ctx, "__enter__");
+  if (!entered) {
+    val_decref(ctx);
+    return NULL;
+  }
+  val_decref(entered);
+  Value *r = bi_sched_lower(I, NULL, a);
+  Value *err = r ? NULL : interp_error_take(I);
+  Value *exited = call_method(I, ctx, "__exit__");
+  if (exited) val_decref(exited);
+  val_decref(ctx);
+  if (err) {
+    interp_raise_value(I, err);
+    val_decref(err);
+  }
+  return r;
+}
+
 const Builtin bi_vta_funcs[] = {
+    {"build_config", fn_build_config, 0, NOPARAMS,
+     "build_config() -> PassContext: lowering with VTA's passes (config tir.add_lower_pass), "
+     "for a `with` block"},
+    {"lower", fn_lower, 1, BI_SCHED_LOWER_PARAMS,
+     "lower(sch, args, name='main', binds=None, simple_mode=False): tvm.lower with VTA's passes "
+     "(vta.build_config)"},
     {"get_env", fn_get_env, 0, NOPARAMS,
      "get_env() -> Environment: VTA's configuration, the default one (TARGET 'sim')"},
     {0},

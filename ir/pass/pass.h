@@ -20,6 +20,14 @@ typedef struct PassOption {
   int64_t value;
 } PassOption;
 
+/* What VTA's passes (vta_*.c) need of VTA's configuration: the GEMM's blocking and the on-chip
+ * buffers' sizes in bytes. Lowering for VTA (vta.build_config) runs them; NULL elsewhere. */
+typedef struct VtaTarget {
+  int batch, block_in, block_out;
+  int inp_bits, wgt_bits, acc_bits; /* bits of one value */
+  int64_t inp_buff_bytes, wgt_buff_bytes, acc_buff_bytes, uop_buff_bytes;
+} VtaTarget;
+
 typedef struct PassCtx {
   Arena *arena;
   /* The function's arguments: tensor i is stored in buffer i. */
@@ -27,6 +35,7 @@ typedef struct PassCtx {
   Tensor **bind_tensors;
   Buffer **bind_buffers;
   bool gpu; /* lowering for a GPU target */
+  const VtaTarget *vta; /* lowering for VTA (vta.lower, vta.build_config); NULL otherwise */
   int noptions;
   const PassOption *options;
   /* Variables the body reads that no argument or statement binds: a te.var of a compute body
@@ -85,5 +94,7 @@ Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx);
 Stmt *pass_infer_fragment(Stmt *s, PassCtx *ctx);
 /* tir.SplitHostDevice (split_host_device.c), GPU targets only */
 Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx);
+/* vta.InjectDMAIntrin (vta_inject_dma.c), VTA only */
+Stmt *pass_vta_inject_dma(Stmt *s, PassCtx *ctx);
 
 #endif

@@ -1,0 +1,308 @@
+/* vta_inject_dma: VTA's DMA copies (TVM's vta.InjectDMAIntrin, on tir.InjectCopyIntrin).
+ *   A copy under `attr "pragma_dma_copy"` (env.dma_copy) between DRAM and one of VTA's on-chip
+ *   buffers (local.inp_buffer, local.wgt_buffer, local.acc_buffer) becomes one call of VTA's
+ *   runtime: a load into the buffer `VTALoadBuffer2D(cmd, src, src_elem, x_size, y_size,
+ *   x_stride, x_pad_before, y_pad_before, x_pad_after, y_pad_after, sram_index, mem_type)`,
+ *   a store out of the accumulators `VTAStoreBuffer2D(cmd, sram_index, 4, dst, dst_elem,
+ *   x_size, y_size, x_stride)`, each in the `coproc_scope` of its queue (1 loads inputs and
+ *   weights, 2 computes and loads accumulators, 3 stores), `cmd` the thread's command handle.
+ *   Sizes and offsets count the buffer's elements (BATCH x BLOCK_IN values for the inputs,
+ *   BLOCK_OUT x BLOCK_IN for the weights, BATCH x BLOCK_OUT for the accumulators).
+ * Assumes: flat buffers (after tir.StorageFlatten); ctx->vta set.
+ * Guarantees: every pragma_dma_copy is replaced by its call. Errors on ctx->diag, naming the
+ *   buffer and the limit: an on-chip buffer larger than VTA's (INP/WGT/ACC_BUFF_SIZE) or not a
+ *   whole number of elements (a shape VTA's blocking does not divide); a copy into or out of
+ *   an on-chip buffer without the dma_copy pragma; a copy that is not whole elements, or not
+ *   2-D (rows of contiguous elements at one stride), or whose on-chip side is not compact.
+ *   Not supported yet (a LowerError saying so): the padding of a copy (its value guarded by
+ *   if_then_else).
+ * Why here: TVM runs it in phase 1 of lowering, after flattening. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ir/arith/arith.h"
+#include "ir/pass/pass.h"
+#include "ir/printer.h"
+#include "ir/support.h"
+
+enum { MEM_UOP = 0, MEM_WGT = 1, MEM_INP = 2, MEM_ACC = 3, MEM_OUT = 4 };
+enum { QID_LOAD = 1, QID_COMPUTE = 2, QID_STORE = 3 };
+
+typedef struct Dma {
+  IrMutator m;
+  PassCtx *ctx;
+  Analyzer *an;
+  IterVar *axis; /* the "vta" thread axis of the coproc_scope attrs */
+} Dma;
+
+static bool fail(Dma *d, const char *fmt, ...) TES_PRINTF(2, 3);
+static bool fail(Dma *d, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (diag_failed(d->ctx->diag)) return false;
+  return ir_error(d->ctx->diag, "vta.InjectDMAIntrin: %s", msg);
+}
+
+/* The memory kind of an on-chip scope; -1 for DRAM (any other scope). */
+static int mem_of(const char *scope) {
+  if (!scope) return -1;
+  if (strcmp(scope, "local.inp_buffer") == 0) return MEM_INP;
+  if (strcmp(scope, "local.wgt_buffer") == 0) return MEM_WGT;
+  if (strcmp(scope, "local.acc_buffer") == 0) return MEM_ACC;
+  return -1;
+}
+
+/* Values per element and the buffer's bytes, and its limit's name. */
+static int64_t lanes_of(const VtaTarget *t, int mem) {
+  return mem == MEM_INP ? (int64_t)t->batch * t->block_in
+         : mem == MEM_WGT ? (int64_t)t->block_out * t->block_in
+                          : (int64_t)t->batch * t->block_out;
+}
+static int64_t limit_of(const VtaTarget *t, int mem, int *bits, const char **name) {
+  *bits = mem == MEM_INP ? t->inp_bits : mem == MEM_WGT ? t->wgt_bits : t->acc_bits;
+  *name = mem == MEM_INP ? "INP_BUFF_SIZE" : mem == MEM_WGT ? "WGT_BUFF_SIZE" : "ACC_BUFF_SIZE";
+  return mem == MEM_INP ? t->inp_buff_bytes : mem == MEM_WGT ? t->wgt_buff_bytes
+                                                            : t->acc_buff_bytes;
+}
+
+/* An allocation in an on-chip buffer: fits the buffer and holds whole elements. */
+static void check_alloc(Dma *d, const Stmt *s) {
+  int mem = mem_of(s->u.alloc.scope);
+  if (mem < 0) return;
+  const char *name = s->u.alloc.buffer_var->name;
+  int64_t n = 1;
+  for (int i = 0; i < s->u.alloc.ndim; i++) {
+    int64_t e;
+    if (!ir_as_int(s->u.alloc.extents[i], &e)) {
+      fail(d, "buffer %s in %s has a size that is not constant", name, s->u.alloc.scope);
+      return;
+    }
+    n *= e;
+  }
+  int bits;
+  const char *limit;
+  int64_t cap = limit_of(d->ctx->vta, mem, &bits, &limit);
+  int64_t lanes = lanes_of(d->ctx->vta, mem);
+  if (n % lanes != 0)
+    fail(d, "buffer %s in %s holds %lld values, not a whole number of VTA's elements of %lld "
+            "(the shape must divide by VTA's blocking)",
+         name, s->u.alloc.scope, (long long)n, (long long)lanes);
+  else if (n * bits / 8 > cap)
+    fail(d, "buffer %s in %s needs %lld bytes, more than VTA's %s of %lld bytes", name,
+         s->u.alloc.scope, (long long)(n * bits / 8), limit, (long long)cap);
+}
+
+/* The loops of a copy nest, outermost first, and its store. */
+typedef struct Nest {
+  int n;
+  Var *vars[16];
+  int64_t ext[16];
+  const Stmt *store;
+} Nest;
+
+static bool nest_of(Dma *d, const Stmt *s, Nest *nest) {
+  nest->n = 0;
+  while (s->kind == STMT_FOR) {
+    int64_t e;
+    if (nest->n == 16 || !ir_as_int(s->u.for_.extent, &e))
+      return fail(d, "a dma_copy loop over %s has an extent that is not constant",
+                  s->u.for_.var->name);
+    nest->vars[nest->n] = s->u.for_.var;
+    nest->ext[nest->n++] = e;
+    s = s->u.for_.body;
+  }
+  if (s->kind != STMT_STORE) return fail(d, "a dma_copy pragma over a statement that is not a copy loop nest");
+  nest->store = s;
+  return true;
+}
+
+/* index = base + sum(coef[k] * var[k]); false when it is not linear in the loop variables. */
+static bool linear(Dma *d, const Nest *nest, Expr *index, Expr **base, int64_t *coef) {
+  Arena *a = d->ctx->arena;
+  VarMap zero[16];
+  for (int k = 0; k < nest->n; k++)
+    zero[k] = (VarMap){nest->vars[k], ir_int(a, nest->vars[k]->dtype, 0)};
+  *base = arith_simplify(d->an, ir_substitute_expr(a, index, nest->n, zero));
+  Expr *sum = *base;
+  for (int k = 0; k < nest->n; k++) {
+    VarMap one[16];
+    memcpy(one, zero, sizeof one);
+    one[k].to = ir_int(a, nest->vars[k]->dtype, 1);
+    Expr *at1 = ir_substitute_expr(a, index, nest->n, one);
+    Expr *c = arith_simplify(d->an, ir_binary(a, EXPR_SUB, at1, *base));
+    if (!ir_as_int(c, &coef[k])) return false;
+    sum = ir_binary(a, EXPR_ADD, sum,
+                    ir_binary(a, EXPR_MUL, ir_int(a, index->dtype, coef[k]),
+                              ir_varref(a, nest->vars[k])));
+  }
+  return arith_can_prove_equal(d->an, sum, index);
+}
+
+/* The 2-D pattern of a DRAM side: x_size elements in a row, y_size rows x_stride elements
+ * apart; false when the copy is not that. */
+typedef struct Pattern {
+  int64_t x_size, y_size, x_stride;
+} Pattern;
+
+static bool pattern_of(const Nest *nest, const int64_t *coef, int64_t lanes, Pattern *p) {
+  /* dims innermost first, extent-1 loops dropped, contiguous ones merged */
+  int64_t ext[16], str[16];
+  int n = 0;
+  for (int k = nest->n - 1; k >= 0; k--) {
+    if (nest->ext[k] == 1) continue;
+    if (n > 0 && coef[k] == str[n - 1] * ext[n - 1]) {
+      ext[n - 1] *= nest->ext[k];
+      continue;
+    }
+    ext[n] = nest->ext[k], str[n] = coef[k], n++;
+  }
+  if (n == 0) ext[0] = 1, str[0] = 1, n = 1;
+  if (str[0] != 1 || ext[0] % lanes != 0) return false;
+  p->x_size = ext[0] / lanes;
+  p->y_size = 1;
+  p->x_stride = p->x_size;
+  if (n == 1) return true;
+  if (n > 2 || str[1] % lanes != 0) return false;
+  p->y_size = ext[1];
+  p->x_stride = str[1] / lanes;
+  return true;
+}
+
+/* The on-chip side must be compact: coefficients row-major over the loops. */
+static bool compact(const Nest *nest, const int64_t *coef) {
+  int64_t want = 1;
+  for (int k = nest->n - 1; k >= 0; k--) {
+    if (nest->ext[k] == 1) continue;
+    if (coef[k] != want) return false;
+    want *= nest->ext[k];
+  }
+  return true;
+}
+
+/* offset / lanes, proven exact */
+static Expr *in_elements(Dma *d, Expr *base, int64_t lanes, const char *buf) {
+  Arena *a = d->ctx->arena;
+  Expr *q = arith_simplify(d->an, ir_binary(a, EXPR_FLOORDIV, base, ir_int(a, base->dtype, lanes)));
+  Expr *back = ir_binary(a, EXPR_MUL, q, ir_int(a, base->dtype, lanes));
+  if (arith_can_prove_equal(d->an, back, base)) return q;
+  StrBuf b = STRBUF_INIT;
+  ir_print_expr(&b, base);
+  fail(d, "the copy of %s starts at %s, not at a whole element of %lld values", buf, sb_cstr(&b),
+       (long long)lanes);
+  sb_free(&b);
+  return NULL;
+}
+
+static Expr *command_handle(Arena *a) {
+  Expr *h = ir_call(a, DT_HANDLE64, "tir.vta.command_handle", CALL_PURE, 0, NULL);
+  return ir_call(a, DT_HANDLE64, "tir.tvm_thread_context", CALL_PURE, 1, &h);
+}
+
+static Stmt *in_queue(Dma *d, int qid, Expr *call) {
+  Arena *a = d->ctx->arena;
+  if (!d->axis) {
+    d->axis = arena_alloc(a, sizeof *d->axis);
+    *d->axis = (IterVar){.var = ir_var(a, "vta", DT_I32), .kind = ITER_THREAD, .thread_tag = "vta"};
+  }
+  return ir_attr(a, ATTR_NODE_ITERVAR, d->axis, "coproc_scope", ir_i32(a, qid),
+                 ir_evaluate(a, call));
+}
+
+static const char *buf_text(const Buffer *b) { return b->data ? b->data->name : b->name; }
+
+/* The call for one pragma_dma_copy's body; NULL with the diag set. */
+static Stmt *inject(Dma *d, const Stmt *body) {
+  Arena *a = d->ctx->arena;
+  Nest nest;
+  if (!nest_of(d, body, &nest)) return NULL;
+  const Stmt *st = nest.store;
+  const Buffer *dst = st->u.store.buf;
+  const Expr *v = st->u.store.value;
+  if (v->kind == EXPR_CAST) v = v->u.unary.a;
+  if (v->kind == EXPR_CALL && strcmp(v->u.call.op, "tir.if_then_else") == 0)
+    return ir_error(d->ctx->diag, "not supported yet: vta.InjectDMAIntrin: the padding of the "
+                                  "DMA copy into %s (an if_then_else value)", buf_text(dst)), NULL;
+  if (v->kind != EXPR_LOAD)
+    return fail(d, "the dma_copy pragma is on a computation of %s, not a copy", buf_text(dst)),
+           NULL;
+  const Buffer *src = v->u.load.buf;
+  int dmem = mem_of(dst->scope), smem = mem_of(src->scope);
+  if ((dmem < 0) == (smem < 0) || (smem >= 0 && smem != MEM_ACC))
+    return fail(d, "the DMA copy from %s (%s) into %s (%s) is not between DRAM and one of "
+                   "VTA's buffers as VTA copies (a load into local.inp_buffer, local.wgt_buffer "
+                   "or local.acc_buffer, a store out of local.acc_buffer)",
+                buf_text(src), src->scope, buf_text(dst), dst->scope), NULL;
+  bool load = dmem >= 0;
+  const Buffer *sram = load ? dst : src, *dram = load ? src : dst;
+  int mem = load ? dmem : smem;
+  int64_t lanes = lanes_of(d->ctx->vta, mem);
+  Expr *sbase, *dbase;
+  int64_t scoef[16], dcoef[16];
+  Expr *sidx = load ? st->u.store.index : v->u.load.index;
+  Expr *didx = load ? v->u.load.index : st->u.store.index;
+  if (!linear(d, &nest, sidx, &sbase, scoef) || !compact(&nest, scoef))
+    return fail(d, "the DMA copy's side in %s (%s) is not compact in its loops", buf_text(sram),
+                sram->scope), NULL;
+  Pattern p;
+  if (!linear(d, &nest, didx, &dbase, dcoef) || !pattern_of(&nest, dcoef, lanes, &p))
+    return fail(d, "the DMA copy %s %s is not rows of whole elements of %lld values at one "
+                   "stride (VTA's 2-D DMA)",
+                load ? "from" : "into", buf_text(dram), (long long)lanes), NULL;
+  Expr *sram_idx = in_elements(d, sbase, lanes, buf_text(sram));
+  Expr *dram_off = sram_idx ? in_elements(d, dbase, lanes, buf_text(dram)) : NULL;
+  if (!dram_off) return NULL;
+  Expr *cmd = command_handle(a);
+  Expr *data = ir_varref(a, dram->data);
+  if (load) {
+    Expr *args[12] = {cmd, data, dram_off, ir_i32(a, p.x_size), ir_i32(a, p.y_size),
+                      ir_i32(a, p.x_stride), ir_i32(a, 0), ir_i32(a, 0), ir_i32(a, 0),
+                      ir_i32(a, 0), sram_idx, ir_i32(a, mem)};
+    return in_queue(d, mem == MEM_ACC ? QID_COMPUTE : QID_LOAD,
+                    ir_call(a, DT_I32, "VTALoadBuffer2D", CALL_EXTERN, 12, args));
+  }
+  Expr *args[8] = {cmd, sram_idx, ir_i32(a, MEM_OUT), data, dram_off, ir_i32(a, p.x_size),
+                   ir_i32(a, p.y_size), ir_i32(a, p.x_stride)};
+  return in_queue(d, QID_STORE, ir_call(a, DT_I32, "VTAStoreBuffer2D", CALL_EXTERN, 8, args));
+}
+
+static Stmt *mutate_stmt(IrMutator *m, Stmt *s) {
+  Dma *d = (Dma *)m;
+  if (diag_failed(d->ctx->diag)) return s;
+  if (s->kind == STMT_ALLOCATE) check_alloc(d, s);
+  if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "pragma_dma_copy") == 0) {
+    Stmt *r = inject(d, s->u.attr.body);
+    return r ? r : s;
+  }
+  if (s->kind == STMT_FOR) {
+    int64_t e;
+    if (ir_as_int(s->u.for_.extent, &e) && ir_as_int(s->u.for_.min, &(int64_t){0}))
+      arith_bind(d->an, s->u.for_.var, (Range){s->u.for_.min, s->u.for_.extent});
+  }
+  if (s->kind == STMT_STORE) {
+    const Expr *v = s->u.store.value;
+    if (v->kind == EXPR_CAST) v = v->u.unary.a;
+    const Buffer *dst = s->u.store.buf;
+    int dmem = mem_of(dst->scope);
+    bool from_acc = v->kind == EXPR_LOAD && mem_of(v->u.load.buf->scope) == MEM_ACC && dmem < 0;
+    if (dmem == MEM_INP || dmem == MEM_WGT || from_acc) {
+      const Buffer *b = from_acc ? v->u.load.buf : dst;
+      fail(d, "the copy %s %s (%s) has no dma_copy pragma: VTA moves its buffers by DMA "
+              "(s[%s].pragma(axis, env.dma_copy))",
+           from_acc ? "out of" : "into", buf_text(b), b->scope,
+           from_acc ? buf_text(dst) : buf_text(b));
+      return s;
+    }
+  }
+  return ir_mutate_children_stmt(m, s);
+}
+
+Stmt *pass_vta_inject_dma(Stmt *s, PassCtx *ctx) {
+  if (!ctx->vta) return s;
+  Dma d = {.m = {.arena = ctx->arena, .stmt = mutate_stmt}, .ctx = ctx, .an = arith_new(ctx->arena)};
+  Stmt *r = ir_mutate_stmt(&d.m, s);
+  arith_free(d.an);
+  return diag_failed(ctx->diag) ? s : r;
+}
