@@ -43,6 +43,11 @@ struct CPrinter {
   CVecLet *lets;
   int nlets;
   int nasserts;
+  /* Inside a parallel loop that checks (an allocation, an assert), a failure is stored in
+   * this status variable rather than returned: OpenMP forbids leaving the loop's block. 0: not
+   * inside one. */
+  int par_status;
+  int npar;
   int lane_at; /* the lane a vector expression printed at a lane stands for; -1: `_lane` */
   Diag *diag; /* the first error; printing goes on to the end */
   const CDialect *dialect;

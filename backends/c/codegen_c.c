@@ -317,12 +317,63 @@ void cp_block(CPrinter *p, const Stmt *s) {
   p->indent--;
 }
 
+typedef struct {
+  IrVisitor v;
+  bool found;
+} FailFinder;
+
+static void find_failing(IrVisitor *v, const Stmt *s) {
+  FailFinder *f = (FailFinder *)v;
+  if (s->kind == STMT_ALLOCATE || s->kind == STMT_ASSERT) f->found = true;
+  else ir_visit_children_stmt(v, s);
+}
+
+/* Whether s holds a statement printed as a check that returns (an allocation, an assert). */
+static bool may_fail(const Stmt *s) {
+  FailFinder f = {{NULL, find_failing}, false};
+  ir_visit_stmt(&f.v, s);
+  return f.found;
+}
+
+/* The start of a check's failure: a return, or inside a parallel loop the status variable set
+ * to code, then `} else {` before what the check guards (closed by fail_end). */
+static void fail_begin(CPrinter *p, int code) {
+  if (!p->par_status) {
+    sb_printf(&p->out, "return %d;", code);
+    return;
+  }
+  cp_put(p, "{\n");
+  p->indent++;
+  cp_line(p, "#pragma omp atomic write\n");
+  cp_line(p, "_tes_status%d = %d;", p->par_status, code);
+  p->indent--;
+}
+
+static void fail_guarded(CPrinter *p, const Stmt *body) {
+  if (!p->par_status) {
+    cp_put(p, "\n");
+    stmt(p, body);
+    return;
+  }
+  cp_put(p, "\n");
+  cp_line(p, "} else {\n");
+  cp_block(p, body);
+  cp_line(p, "}\n");
+}
+
 static void for_loop(CPrinter *p, const Stmt *s) {
   const char *i = cp_name_of(p, s->u.for_.var), *t = cp_type(p, s->u.for_.var->dtype);
   if (s->u.for_.fkind == FOR_THREAD_BINDING) {
     ir_error(p->diag, "not supported yet: loop '%s' bound to a GPU thread on the %s target",
              s->u.for_.var->name, p->dialect->target);
     return;
+  }
+  /* an outermost parallel loop whose body may fail keeps the first failure in a status
+   * variable, returned after the loop */
+  int status = 0;
+  if (s->u.for_.fkind == FOR_PARALLEL && !p->par_status && may_fail(s->u.for_.body)) {
+    status = p->par_status = ++p->npar;
+    cp_line(p, "int32_t _tes_status%d = 0;\n", status);
   }
   if (s->u.for_.fkind == FOR_PARALLEL) cp_line(p, "#pragma omp parallel for\n");
   if (s->u.for_.fkind == FOR_UNROLLED) cp_line(p, "%s\n", p->dialect->unroll_pragma);
@@ -337,6 +388,10 @@ static void for_loop(CPrinter *p, const Stmt *s) {
   sb_printf(&p->out, "; ++%s) {\n", i);
   cp_block(p, s->u.for_.body);
   cp_line(p, "}\n");
+  if (status) {
+    cp_line(p, "if (_tes_status%d) return _tes_status%d;\n", status, status);
+    p->par_status = 0;
+  }
 }
 
 static void store(CPrinter *p, const Stmt *s) {
@@ -378,8 +433,9 @@ static void allocate(CPrinter *p, const Stmt *s) {
   }
   sb_printf(&p->out, " + 63) / 64 * 64)); /* %s */\n",
             s->u.alloc.scope ? s->u.alloc.scope : "global");
-  cp_line(p, "if (!%s) return -1;\n", name);
-  stmt(p, s->u.alloc.body);
+  cp_line(p, "if (!%s) ", name);
+  fail_begin(p, -1);
+  fail_guarded(p, s->u.alloc.body);
   cp_line(p, "free(%s);\n", name);
 }
 
@@ -439,10 +495,12 @@ static void stmt(CPrinter *p, const Stmt *s) {
   case STMT_ASSERT:
     cp_line(p, "if (!(");
     expr(p, s->u.assert_.cond, false);
-    sb_printf(&p->out, ")) return %d; /* ", ++p->nasserts);
+    cp_put(p, ")) ");
+    fail_begin(p, ++p->nasserts);
+    cp_put(p, " /* ");
     if (s->u.assert_.msg && s->u.assert_.msg->kind == EXPR_STR) cp_put(p, s->u.assert_.msg->u.str);
-    cp_put(p, " */\n");
-    return stmt(p, s->u.assert_.body);
+    cp_put(p, " */");
+    return fail_guarded(p, s->u.assert_.body);
   case STMT_EVALUATE:
     cp_line(p, "%s", "");
     expr(p, s->u.eval.value, false);

@@ -2,11 +2,12 @@
  * cblas_sgemm: the peer of tes's conv2d schedules. ResNet-18 layer 9 by default: batch 1, 256
  * channels of 14 x 14, 256 filters of 3 x 3, padding 1. The timing covers im2col and the GEMM.
  *
- *   blas_conv2d C H W F KH PAD REPEAT  ->  prints "seconds=MEDIAN"
+ *   blas_conv2d C H W F KH PAD REPEAT  ->  prints "seconds=MEDIAN check=X version=V core=CORE"
  */
 #include <cblas.h>
 #include <stdio.h>
 
+#include "blas_info.h"
 #include "peer.h"
 
 int main(int argc, char **argv) {
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
                 oh * ow, 0.0f, out, oh * ow);
     t[r] = peer_now() - t0;
   }
-  printf("seconds=%.9f check=%.6g\n", peer_median(t, rep), (double)out[f * oh * ow / 2 + 3]);
+  printf("seconds=%.9f check=%.6g", peer_median(t, rep), (double)out[f * oh * ow / 2 + 3]);
+  blas_info_print();
   return 0;
 }

@@ -1,14 +1,14 @@
 /* blas_sgemm.c: OpenBLAS's cblas_sgemm on M x K times K x N float32 (row-major), the peer of
- * tes's GEMM schedules. Threads come from OPENBLAS_NUM_THREADS; bench/run sets
- * OPENBLAS_CORETYPE=SkylakeX so Debian's OpenBLAS uses its AVX-512 kernels on this CPU (it
- * does not recognise it and would fall back to SSE3 ones).
+ * tes's GEMM schedules. Threads come from OPENBLAS_NUM_THREADS, the kernel set from
+ * OPENBLAS_CORETYPE (bench/kernels.py tries each one the library accepts).
  *
- *   blas_sgemm M N K REPEAT  ->  prints "seconds=MEDIAN"
+ *   blas_sgemm M N K REPEAT  ->  prints "seconds=MEDIAN check=X version=V core=CORE"
  */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "blas_info.h"
 #include "peer.h"
 
 int main(int argc, char **argv) {
@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
                 n);
     t[r] = peer_now() - t0;
   }
-  printf("seconds=%.9f check=%.6g\n", peer_median(t, rep), (double)c[m * n / 2 + 7]);
+  printf("seconds=%.9f check=%.6g", peer_median(t, rep), (double)c[m * n / 2 + 7]);
+  blas_info_print();
   return 0;
 }

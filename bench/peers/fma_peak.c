@@ -1,7 +1,10 @@
 /* fma_peak.c: the machine's single-precision FMA peak, the ceiling every kernel figure in
  * bench/ is a fraction of. Each thread runs independent chains of fused multiply-adds on the
- * widest vector registers the compiler targets (-march=native: 512-bit with AVX-512), enough
- * chains to cover the FMA latency on every port, so the loop is bound by FMA throughput alone.
+ * widest vector registers the compiler targets (-march=native: 512-bit with AVX-512), or on
+ * 256-bit ones when built with -DFMA_WIDTH=256, enough chains to cover the FMA latency on
+ * every port, so the loop is bound by FMA throughput alone. A CPU may execute 512-bit FMAs as
+ * two 256-bit halves, or have more 256-bit FMA ports than 512-bit ones: bench/kernels.py runs
+ * both widths and takes the faster as the peak.
  *
  *   fma_peak THREADS  ->  prints "gflops=X" (all threads together)
  *
@@ -13,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !(defined(FMA_WIDTH) && FMA_WIDTH == 256)
 typedef __m512 vec;
 enum { LANES = 16 };
 #define vfma _mm512_fmadd_ps

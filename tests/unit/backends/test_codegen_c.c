@@ -1,7 +1,8 @@
 /* test_codegen_c.c: unit tests of backends/c/codegen_c.c, the "c" target's C source. Lowered
  * schedules are printed, compiled by the system's C compiler (cc, or $CC) with warnings as
  * errors, loaded and called on seeded data, and compared with plain C loops: vector stores as
- * lane loops, a parallel loop, an allocation per iteration, a shape variable, floor division
+ * lane loops, a parallel loop (as OpenMP where the compiler has it), an allocation per
+ * iteration of it, a shape variable, floor division
  * and modulo of negative numbers, min, max and if_then_else. Also the C names
  * of variables (dots, two variables of one name), and what the target refuses. */
 #include <dlfcn.h>
@@ -18,6 +19,28 @@ static LoweredFunc *lower_named(Schedule *s, const char *name, int nargs, Tensor
   LoweredFunc *f = lower_run(&A, s, nargs, args, &opt, &d);
   if (!f) printf("lowering failed: %s\n", d.msg);
   return f;
+}
+
+/* "-fopenmp" when the C compiler builds OpenMP programs (gcc with libgomp; clang without
+ * libomp does not), so that parallel loops are compiled as OpenMP and checked by it; "" and a
+ * printed note otherwise. */
+static const char *openmp_flag(const char *cc) {
+  static const char *flag;
+  if (flag) return flag;
+  char probe[128], cmd[512];
+  snprintf(probe, sizeof probe, "%s/probe.c", dir);
+  FILE *out = fopen(probe, "w");
+  if (out) {
+    fputs("int main(void) {\n  int s = 0;\n#pragma omp parallel for\n"
+          "  for (int i = 0; i < 4; i++) {\n#pragma omp atomic write\n    s = i;\n  }\n"
+          "  return s < 0;\n}\n",
+          out);
+    fclose(out);
+  }
+  snprintf(cmd, sizeof cmd, "%s -fopenmp -Werror -o %s/probe %s 2>/dev/null", cc, dir, probe);
+  flag = out && system(cmd) == 0 ? "-fopenmp" : "";
+  if (!*flag) printf("note: %s does not build OpenMP programs; parallel loops compiled serial\n", cc);
+  return flag;
 }
 
 /* f's C source, compiled into a shared object and loaded; the function f->name in it. */
@@ -38,15 +61,17 @@ static void *compile(const LoweredFunc *f, void **lib) {
   free(src);
   if (!written) return NULL;
   const char *cc = getenv("CC");
+  cc = cc && *cc ? cc : "cc";
   snprintf(cmd, sizeof cmd,
-           "%s -std=gnu11 -O1 -Wall -Werror -Wno-unknown-pragmas -shared -fPIC -o %s %s -lm",
-           cc && *cc ? cc : "cc", so_path, c_path);
+           "%s -std=gnu11 -O1 %s -Wall -Werror -Wno-unknown-pragmas -shared -fPIC -o %s %s -lm", cc,
+           openmp_flag(cc), so_path, c_path);
   fflush(stdout);
   if (system(cmd) != 0) {
     printf("failed: %s\n", cmd);
     return NULL;
   }
-  *lib = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+  /* kept loaded by dlclose: OpenMP's worker threads outlive the call */
+  *lib = dlopen(so_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   return *lib ? dlsym(*lib, f->name) : NULL;
 }
 
@@ -91,6 +116,11 @@ static void test_codegen_c_vector_parallel(void) {
   CHECK(strstr(src, "#pragma omp parallel for") != NULL);
   CHECK(strstr(src, "for (int32_t _lane = 0; _lane < 4; ++_lane) {") != NULL);
   CHECK(strstr(src, "aligned_alloc(64, ") != NULL && strstr(src, "free(T);") != NULL);
+  /* the allocation's check inside the parallel loop sets a status returned after the loop:
+   * OpenMP forbids a return from the loop's block */
+  CHECK(strstr(src, "return -1") == NULL);
+  CHECK(strstr(src, "if (!T) {") != NULL && strstr(src, "_tes_status1 = -1;") != NULL);
+  CHECK(strstr(src, "if (_tes_status1) return _tes_status1;") != NULL);
   free(src);
 
   void *lib;
