@@ -237,8 +237,9 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, const CudaOptions
   Kernel k = {.fast_math = opt->fast_math};
   if (!cuda_wmma_scan(&k.wmma, dk->body, d)) return cuda_wmma_free(&k.wmma);
   cuda_vec_init(&k.vec, f);
+  Stmt *body = cuda_trunc_div(dk->body, &k.vec.arena);
   Threads th = {{NULL, threads_stmt}, &k};
-  ir_visit_stmt(&th.v, dk->body);
+  ir_visit_stmt(&th.v, body);
 
   CPrinter p = cp_init(&cuda_dialect, &k, d);
   cuda_reserve_names(&p, &k.vec.arena);
@@ -273,7 +274,7 @@ static void kernel(const LoweredFunc *f, const DeviceFunc *dk, const CudaOptions
   cp_put(&p, ") {\n");
   k.block_threads = known ? threads : 0;
   k.synced = f->thread_synced;
-  if (!diag_failed(d)) cp_block(&p, dk->body);
+  if (!diag_failed(d)) cp_block(&p, body);
   cp_put(&p, "}\n\n");
   sb_puts(src, sb_cstr(&p.out));
   sb_free(&p.out);

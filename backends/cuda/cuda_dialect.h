@@ -71,6 +71,9 @@ bool cuda_math(CPrinter *p, const Expr *e, bool lane, bool fast_math);
 void cuda_reserve_names(CPrinter *p, Arena *a);
 /* Whether f computes with float16 (the kernels then include cuda_fp16.h). */
 bool cuda_uses_half(const LoweredFunc *f);
+/* body with its integer floordiv / floormod as truncating / and % where the dividend is
+ * provably non-negative and the divisor positive (cuda_trunc_div.c); new nodes in a. */
+Stmt *cuda_trunc_div(Stmt *body, Arena *a);
 
 /* ---- TensorCores (cuda_wmma.c) ---- */
 

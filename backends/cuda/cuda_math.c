@@ -175,10 +175,20 @@ static void half_stmt(IrVisitor *v, const Stmt *s) {
   if (!h->found) ir_visit_children_stmt(v, s);
 }
 
+/* The parameters, the host body and every kernel's buffers, scalars and body: a kernel whose
+ * float16 is only in its allocations or expressions needs cuda_fp16.h as well. */
 bool cuda_uses_half(const LoweredFunc *f) {
   for (int i = 0; i < f->nparams; i++)
     if (is_half(f->params[i]->dtype)) return true;
   HalfUse h = {{half_expr, half_stmt}, false};
   ir_visit_stmt(&h.v, f->body);
+  for (int k = 0; k < f->ndevice && !h.found; k++) {
+    const DeviceFunc *df = &f->device[k];
+    for (int i = 0; i < df->nbufs; i++)
+      if (is_half(df->buf_dtypes[i])) return true;
+    for (int i = 0; i < df->nscalars; i++)
+      if (is_half(df->scalars[i]->dtype)) return true;
+    ir_visit_stmt(&h.v, df->body);
+  }
   return h.found;
 }

@@ -102,6 +102,28 @@ static int memory_width(CudaVec *v, const Buffer *buf, const Expr *index, DType 
   return 0;
 }
 
+/* Whether a dense access of t at index starts on a 16-byte boundary (w elements of t). */
+static bool aligned16(CudaVec *v, const Buffer *buf, const Expr *index, int w) {
+  if (index->kind != EXPR_RAMP || !ir_is_const_int(index->u.ramp.stride, 1)) return false;
+  if (base_alignment(v, buf) < 16) return false;
+  if (!multiple_of(arith_modular_set(v->an, index->u.ramp.base), w)) return false;
+  return !buf->elem_offset || multiple_of(arith_modular_set(v->an, buf->elem_offset), w);
+}
+
+/* The elements a copy of t (dense load to dense store) moves per 16-byte uint4, when its CUDA
+ * vectors are narrower (half2, char4, short4) and both addresses are 16-byte aligned; 0 when
+ * it moves in t's own vectors. */
+static int copy_width(CudaVec *v, const Buffer *dst, const Expr *index, const Expr *value) {
+  DType t = dt_element(value->dtype);
+  const VecType *vt = vec_type(t);
+  if (!vt || vt->max * t.bits >= 128 || value->kind != EXPR_LOAD) return 0;
+  int w = 128 / t.bits;
+  if (value->dtype.lanes % w != 0) return 0;
+  if (!aligned16(v, dst, index, w) || !aligned16(v, value->u.load.buf, value->u.load.index, w))
+    return 0;
+  return w;
+}
+
 /* Whether s (an allocation's body) reads or writes `data` as a dense vector. */
 typedef struct DenseUse {
   IrVisitor v;
@@ -398,7 +420,15 @@ static void vec_store(CPrinter *p, CudaVec *v, const Stmt *s) {
     declare(p, h, t, lanes);
     assign(p, h, value, pred);
   }
-  for (int j = 0; w && j < lanes / w; j++) {
+  int wide = direct ? copy_width(v, buf, index, value) : 0;
+  for (int j = 0; wide && j < lanes / wide; j++) {
+    cp_line(p, "*(uint4*)(");
+    chunk_address(p, buf, index, j, wide);
+    cp_put(p, ") = *(uint4*)(");
+    chunk_address(p, value->u.load.buf, value->u.load.index, j, wide);
+    cp_put(p, ");\n");
+  }
+  for (int j = 0; w && !wide && j < lanes / w; j++) {
     cp_line(p, "*(%s%d*)(", vec_type(t)->name, w);
     chunk_address(p, buf, index, j, w);
     cp_put(p, ") = ");

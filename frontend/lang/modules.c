@@ -832,8 +832,11 @@ Value *mod_import(Interp *I, Value *cache, const char *dotted) {
     char *parent_name = xstrndup(dotted, (size_t)(dot - dotted));
     Value *parent = mod_import(I, cache, parent_name);
     free(parent_name);
-    if (!parent) return NULL;
-    val_decref(parent);
+    /* the parent package's own source runs before its submodule, as Python's: a submodule
+     * that imports a name from the package then finds it defined */
+    int r = parent ? mod_load_source(I, parent) : -1;
+    val_xdecref(parent);
+    if (r < 0) return NULL;
     m = dict_get_sym(cache, sym_cstr(dotted)); /* the parent imported its children */
     if (m) return val_incref(m);
   }
