@@ -6,6 +6,7 @@
  * many as it has built.
  * Every LLVM error comes back as its message. jit_export_shared, at the end, makes a shared
  * object of an object file with the system's C compiler instead. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -83,6 +84,12 @@ static void start_session(void) {
     return;
   }
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(S.jit), report, NULL);
+#if defined(__x86_64__) && defined(__GLIBC__)
+  /* glibc's vector math, which the llvm back end calls for exp, log, ... on vectors: loaded
+   * into the process's global scope, where the JITDylibs' process search finds it. Where it
+   * cannot be loaded, a module calling it fails to link, naming the symbol. */
+  (void)dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+#endif
 }
 
 /* The runtime's functions and its interrupt flag (the one in use now: the host's, once it has
@@ -299,6 +306,9 @@ bool jit_export_shared(const char *path, const void *obj, size_t len, Diag *d) {
                   "-Wl,-z,defs",
                   "-lpthread",
                   "-lm",
+#if defined(__x86_64__) && defined(__GLIBC__)
+                  "-lmvec", /* the vector math of codegen_vecmath.c */
+#endif
                   NULL};
   int status = jit_run_logged(argv, sc.log);
   bool ok = status == 0;

@@ -1,6 +1,7 @@
-/* codegen_intrin.c: calls in lowered IR. Math functions become LLVM intrinsics where LLVM has
- * one (it vectorises those and folds constants through them), else calls into libm, lane by
- * lane for vectors; float16 goes through float32 for libm. tir.if_then_else evaluates only the
+/* codegen_intrin.c: calls in lowered IR. Math functions on vectors go to libmvec where the
+ * target has it (codegen_vecmath.c: exp, log, pow, tanh, erf, sigmoid); otherwise they become
+ * LLVM intrinsics where LLVM has one (it folds constants through them; sqrt is vector code,
+ * rsqrt exactly 1 / sqrt), else calls into libm, lane by lane for vectors; float16 goes through float32 for libm. tir.if_then_else evaluates only the
  * branch taken: with a scalar condition by branching, with a vector one by masking the loads
  * of each branch to the lanes that take it (codegen_mem.c reads cg->lane_mask). Intrinsics of
  * other targets (tensor cores, VTA) are "not supported yet" here. */
@@ -46,41 +47,43 @@ static LLVMValueRef libm(Cg *cg, const char *name, DType t, LLVMValueRef *args, 
 /* tir.NAME -> what computes it. */
 typedef enum { M_INTRINSIC, M_LIBM, M_SIGMOID, M_RSQRT, M_FMOD, M_ISNAN } MathHow;
 typedef struct MathFn {
+  /* mvec: the libmvec function that computes it on vectors (codegen_vecmath.c), or NULL */
   const char *tir, *target;
   int nargs;
   MathHow how;
+  const char *mvec;
 } MathFn;
 
 static const MathFn math_fns[] = {
-    {"tir.exp", "llvm.exp", 1, M_INTRINSIC},
-    {"tir.exp2", "llvm.exp2", 1, M_INTRINSIC},
-    {"tir.exp10", "exp10", 1, M_LIBM},
-    {"tir.log", "llvm.log", 1, M_INTRINSIC},
-    {"tir.log2", "llvm.log2", 1, M_INTRINSIC},
-    {"tir.log10", "llvm.log10", 1, M_INTRINSIC},
-    {"tir.log1p", "log1p", 1, M_LIBM},
-    {"tir.sqrt", "llvm.sqrt", 1, M_INTRINSIC},
-    {"tir.rsqrt", "llvm.sqrt", 1, M_RSQRT},
-    {"tir.sigmoid", "llvm.exp", 1, M_SIGMOID},
-    {"tir.tanh", "tanh", 1, M_LIBM},
-    {"tir.erf", "erf", 1, M_LIBM},
-    {"tir.sin", "llvm.sin", 1, M_INTRINSIC},
-    {"tir.cos", "llvm.cos", 1, M_INTRINSIC},
-    {"tir.tan", "tan", 1, M_LIBM},
-    {"tir.sinh", "sinh", 1, M_LIBM},
-    {"tir.cosh", "cosh", 1, M_LIBM},
-    {"tir.asin", "asin", 1, M_LIBM},
-    {"tir.acos", "acos", 1, M_LIBM},
-    {"tir.atan", "atan", 1, M_LIBM},
-    {"tir.floor", "llvm.floor", 1, M_INTRINSIC},
-    {"tir.ceil", "llvm.ceil", 1, M_INTRINSIC},
-    {"tir.round", "llvm.round", 1, M_INTRINSIC}, /* half away from zero, as TVM's */
-    {"tir.nearbyint", "llvm.nearbyint", 1, M_INTRINSIC},
-    {"tir.trunc", "llvm.trunc", 1, M_INTRINSIC},
-    {"tir.fabs", "llvm.fabs", 1, M_INTRINSIC},
-    {"tir.pow", "llvm.pow", 2, M_INTRINSIC},
-    {"tir.fmod", NULL, 2, M_FMOD},
-    {"tir.isnan", NULL, 1, M_ISNAN},
+    {"tir.exp", "llvm.exp", 1, M_INTRINSIC, "exp"},
+    {"tir.exp2", "llvm.exp2", 1, M_INTRINSIC, NULL},
+    {"tir.exp10", "exp10", 1, M_LIBM, NULL},
+    {"tir.log", "llvm.log", 1, M_INTRINSIC, "log"},
+    {"tir.log2", "llvm.log2", 1, M_INTRINSIC, NULL},
+    {"tir.log10", "llvm.log10", 1, M_INTRINSIC, NULL},
+    {"tir.log1p", "log1p", 1, M_LIBM, NULL},
+    {"tir.sqrt", "llvm.sqrt", 1, M_INTRINSIC, NULL},
+    {"tir.rsqrt", "llvm.sqrt", 1, M_RSQRT, NULL},
+    {"tir.sigmoid", "llvm.exp", 1, M_SIGMOID, "exp"},
+    {"tir.tanh", "tanh", 1, M_LIBM, "tanh"},
+    {"tir.erf", "erf", 1, M_LIBM, "erf"},
+    {"tir.sin", "llvm.sin", 1, M_INTRINSIC, NULL},
+    {"tir.cos", "llvm.cos", 1, M_INTRINSIC, NULL},
+    {"tir.tan", "tan", 1, M_LIBM, NULL},
+    {"tir.sinh", "sinh", 1, M_LIBM, NULL},
+    {"tir.cosh", "cosh", 1, M_LIBM, NULL},
+    {"tir.asin", "asin", 1, M_LIBM, NULL},
+    {"tir.acos", "acos", 1, M_LIBM, NULL},
+    {"tir.atan", "atan", 1, M_LIBM, NULL},
+    {"tir.floor", "llvm.floor", 1, M_INTRINSIC, NULL},
+    {"tir.ceil", "llvm.ceil", 1, M_INTRINSIC, NULL},
+    {"tir.round", "llvm.round", 1, M_INTRINSIC, NULL}, /* half away from zero, as TVM's */
+    {"tir.nearbyint", "llvm.nearbyint", 1, M_INTRINSIC, NULL},
+    {"tir.trunc", "llvm.trunc", 1, M_INTRINSIC, NULL},
+    {"tir.fabs", "llvm.fabs", 1, M_INTRINSIC, NULL},
+    {"tir.pow", "llvm.pow", 2, M_INTRINSIC, "pow"},
+    {"tir.fmod", NULL, 2, M_FMOD, NULL},
+    {"tir.isnan", NULL, 1, M_ISNAN, NULL},
 };
 
 static const MathFn *math_fn(const char *op) {
@@ -98,6 +101,8 @@ static LLVMValueRef math(Cg *cg, const Expr *e, const MathFn *m) {
   LLVMValueRef a[2];
   for (int i = 0; i < m->nargs; i++) a[i] = cg_expr(cg, e->u.call.args[i]);
   LLVMValueRef one = cg_splat(cg, LLVMConstReal(cg_type(cg, dt_element(t)), 1.0), t.lanes);
+  LLVMValueRef v = m->mvec && m->how != M_SIGMOID ? cg_vecmath(cg, m->mvec, t, a, m->nargs) : NULL;
+  if (v) return v;
   switch (m->how) {
   case M_INTRINSIC:
     return call_intrinsic(cg, m->target, a, m->nargs);
@@ -105,7 +110,8 @@ static LLVMValueRef math(Cg *cg, const Expr *e, const MathFn *m) {
     return libm(cg, m->target, t, a, m->nargs);
   case M_SIGMOID: {
     LLVMValueRef neg = LLVMBuildFNeg(cg->b, a[0], "");
-    LLVMValueRef ex = call_intrinsic(cg, m->target, &neg, 1);
+    LLVMValueRef ex = cg_vecmath(cg, m->mvec, t, &neg, 1);
+    if (!ex) ex = call_intrinsic(cg, m->target, &neg, 1);
     return LLVMBuildFDiv(cg->b, one, LLVMBuildFAdd(cg->b, one, ex, ""), "");
   }
   case M_RSQRT:

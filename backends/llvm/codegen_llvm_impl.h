@@ -1,7 +1,7 @@
 /* codegen_llvm_impl.h: what the files of backends/llvm share: the code generator's state (Cg)
  * and the entry points of each part. codegen_llvm.c makes the module, the entry points and the
  * target machine; codegen_target.c parses target strings; codegen_expr.c the expressions;
- * codegen_intrin.c the calls; codegen_llvm_call.c LLVM intrinsics by name and imported IR; codegen_mem.c loads and stores; codegen_stmt.c statements, loops and
+ * codegen_intrin.c the calls; codegen_vecmath.c math on vectors (libmvec); codegen_llvm_call.c LLVM intrinsics by name and imported IR; codegen_mem.c loads and stores; codegen_stmt.c statements, loops and
  * parallel outlining. */
 #ifndef TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
 #define TES_BACKENDS_LLVM_CODEGEN_LLVM_IMPL_H
@@ -103,6 +103,11 @@ LLVMValueRef cg_to_i64(Cg *cg, LLVMValueRef v, DType from);
 
 /* ---- codegen_intrin.c ---- */
 LLVMValueRef cg_call(Cg *cg, const Expr *e);
+
+/* ---- codegen_vecmath.c ---- */
+/* The libmvec function `name` (the double version's name: "exp", "pow") on vectors of type t,
+ * nargs arguments; NULL where the target has no libmvec (then the caller goes lane by lane). */
+LLVMValueRef cg_vecmath(Cg *cg, const char *name, DType t, LLVMValueRef *args, int nargs);
 
 /* ---- codegen_llvm_call.c ---- */
 /* LLVM intrinsics by name and tir.reinterpret: false when e is none of them. */

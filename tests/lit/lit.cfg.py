@@ -71,6 +71,11 @@ try:
             config.available_features.add('avx512vnni')
 except OSError:
     pass
+# glibc's vector math on x86_64 (codegen/vecmath_libmvec.tes checks the calls to it).
+import ctypes.util
+import platform
+if platform.machine() == 'x86_64' and ctypes.util.find_library('mvec'):
+    config.available_features.add('libmvec')
 # The FAKE CUDA driver (tests/unit/jit/fake_cuda.c, built beside the binary): tests point
 # TES_CUDA_DRIVER at it to check the host side of running cuda modules; it runs no kernel.
 if not reference:
