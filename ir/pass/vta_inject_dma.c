@@ -14,8 +14,10 @@
  *   whole number of elements (a shape VTA's blocking does not divide); a copy into or out of
  *   an on-chip buffer without the dma_copy pragma; a copy that is not whole elements, or not
  *   2-D (rows of contiguous elements at one stride), or whose on-chip side is not compact.
- *   Not supported yet (a LowerError saying so): the padding of a copy (its value guarded by
- *   if_then_else).
+ *   A padded load (its value `if_then_else(guard, load, 0)`) pads as VTA's DMA pads: the guard's
+ *   bounds on the copy's loops give the pads before/after in y and x, the source skips them;
+ *   a guard that is not bounds of the loops, a pad on other loops, a pad value not 0, or a
+ *   padded store is an error.
  * Why here: TVM runs it in phase 1 of lowering, after flattening. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -213,6 +215,117 @@ static Stmt *in_queue(Dma *d, int qid, Expr *call) {
 
 static const char *buf_text(const Buffer *b) { return b->data ? b->data->name : b->name; }
 
+/* The pad of a guarded load (TVM's clip bounds): each conjunct of the guard bounds one loop
+ * variable, v >= lo or v <= hi (linear in it with coefficient +-1); a loop's pad before is
+ * max(lo, 0), after max(extent - 1 - hi, 0). False when a conjunct is not such a bound. */
+static bool clip_pads(Dma *d, const Nest *nest, Expr *cond, Expr **before, Expr **after) {
+  Arena *a = d->ctx->arena;
+  if (cond->kind == EXPR_AND)
+    return clip_pads(d, nest, cond->u.bin.a, before, after) &&
+           clip_pads(d, nest, cond->u.bin.b, before, after);
+  Expr *x = cond->u.bin.a, *y = cond->u.bin.b, *e; /* the bound as e <= 0 */
+  switch (cond->kind) {
+  case EXPR_LE: e = ir_binary(a, EXPR_SUB, x, y); break;
+  case EXPR_GE: e = ir_binary(a, EXPR_SUB, y, x); break;
+  case EXPR_LT: e = ir_binary(a, EXPR_ADD, ir_binary(a, EXPR_SUB, x, y), ir_int(a, x->dtype, 1)); break;
+  case EXPR_GT: e = ir_binary(a, EXPR_ADD, ir_binary(a, EXPR_SUB, y, x), ir_int(a, x->dtype, 1)); break;
+  default: return false;
+  }
+  int k = -1;
+  for (int i = 0; i < nest->n; i++)
+    if (ir_expr_uses_var(e, nest->vars[i])) {
+      if (k >= 0) return false;
+      k = i;
+    }
+  if (k < 0) return false;
+  Var *v = nest->vars[k];
+  VarMap m0 = {v, ir_int(a, v->dtype, 0)}, m1 = {v, ir_int(a, v->dtype, 1)};
+  Expr *rest = arith_simplify(d->an, ir_substitute_expr(a, e, 1, &m0));
+  int64_t c;
+  Expr *cv = arith_simplify(d->an, ir_binary(a, EXPR_SUB, ir_substitute_expr(a, e, 1, &m1), rest));
+  if (!ir_as_int(cv, &c) || (c != 1 && c != -1)) return false;
+  Expr *back = ir_binary(a, EXPR_ADD, ir_binary(a, EXPR_MUL, ir_int(a, v->dtype, c), ir_varref(a, v)), rest);
+  if (!arith_can_prove_equal(d->an, back, e)) return false;
+  Expr *zero = ir_int(a, v->dtype, 0);
+  if (c == -1) { /* v >= rest */
+    Expr *pb = ir_binary(a, EXPR_MAX, rest, zero);
+    before[k] = arith_simplify(d->an, before[k] ? ir_binary(a, EXPR_MAX, before[k], pb) : pb);
+  } else { /* v <= -rest: the pad after is extent - 1 + rest */
+    Expr *pa = ir_binary(a, EXPR_MAX, ir_binary(a, EXPR_ADD, ir_int(a, v->dtype, nest->ext[k] - 1), rest), zero);
+    after[k] = arith_simplify(d->an, after[k] ? ir_binary(a, EXPR_MAX, after[k], pa) : pa);
+  }
+  return true;
+}
+
+static bool is_zero(Expr *e) {
+  int64_t c;
+  return !e || (ir_as_int(e, &c) && c == 0);
+}
+
+/* A padded load (VTA's DMA pads in y and x only, without folding loops): the nest is
+ * [y, x, lanes] or [.., y, x, ..] as VTA reads it (3 or 4 loops: y, x first; 5: the 2nd and
+ * 3rd), the innermost loop one element, x contiguous elements; NULL with the diag set. */
+static Stmt *inject_padded(Dma *d, const Nest *nest, const Buffer *dst, const Expr *sel,
+                           int mem) {
+  Arena *a = d->ctx->arena;
+  const Expr *ld = sel->u.call.args[1];
+  if (ld->kind == EXPR_CAST) ld = ld->u.unary.a;
+  if (ld->kind != EXPR_LOAD || mem_of(ld->u.load.buf->scope) >= 0)
+    return fail(d, "the padded DMA copy into %s does not load from DRAM", buf_text(dst)), NULL;
+  const Buffer *src = ld->u.load.buf;
+  Expr *before[16] = {0}, *after[16] = {0};
+  if (!clip_pads(d, nest, sel->u.call.args[0], before, after)) {
+    StrBuf b = STRBUF_INIT;
+    ir_print_expr(&b, sel->u.call.args[0]);
+    fail(d, "the padding of the DMA copy into %s has a guard (%s) that is not bounds of its "
+            "loops (v >= lo, v <= hi), which VTA's DMA cannot express", buf_text(dst), sb_cstr(&b));
+    sb_free(&b);
+    return NULL;
+  }
+  int n = nest->n, y = n == 5 ? 1 : 0, x = y + 1;
+  int64_t lanes = lanes_of(d->ctx->vta, mem);
+  for (int k = 0; k < n; k++)
+    if (k != y && k != x && !(is_zero(before[k]) && is_zero(after[k])))
+      return fail(d, "the DMA copy into %s pads loop %s: VTA's DMA pads only in y and x (the "
+                     "copy's loops %s)", buf_text(dst), nest->vars[k]->name,
+                  n == 5 ? "2 and 3 of 5" : "1 and 2 of 3 or 4"), NULL;
+  Expr *sbase, *dbase;
+  int64_t scoef[16], dcoef[16];
+  bool ok = n >= 3 && n <= 5 && linear(d, nest, nest->store->u.store.index, &sbase, scoef) &&
+            compact(nest, scoef) && linear(d, nest, ld->u.load.index, &dbase, dcoef);
+  int64_t want = 1; /* the loops inside x: one element, contiguous */
+  for (int k = n - 1; ok && k > x; k--) {
+    ok = nest->ext[k] == 1 || dcoef[k] == want;
+    want *= nest->ext[k];
+  }
+  for (int k = 0; k < y; k++) ok = ok && nest->ext[k] == 1;
+  if (!ok || want != lanes || dcoef[x] != lanes || dcoef[y] % lanes != 0)
+    return fail(d, "the padded DMA copy from %s into %s is not rows of whole elements of %lld "
+                   "values at one stride, its loops y, x, then one element (VTA's 2-D DMA)",
+                buf_text(src), buf_text(dst), (long long)lanes), NULL;
+  if (!is_zero(sel->u.call.args[2]))
+    return fail(d, "the padded DMA copy into %s pads with a value that is not 0 (VTA's DMA pads "
+                   "with zeros)", buf_text(dst)), NULL;
+  Expr *z = ir_i32(a, 0);
+  Expr *pb[2] = {before[y] ? before[y] : z, before[x] ? before[x] : z};
+  Expr *pa[2] = {after[y] ? after[y] : z, after[x] ? after[x] : z};
+  Expr *off = ir_binary(a, EXPR_ADD, dbase,
+                        ir_binary(a, EXPR_ADD, ir_binary(a, EXPR_MUL, pb[0], ir_i32(a, dcoef[y])),
+                                  ir_binary(a, EXPR_MUL, pb[1], ir_i32(a, dcoef[x]))));
+  Expr *x_size = arith_simplify(d->an, ir_binary(a, EXPR_SUB, ir_binary(a, EXPR_SUB,
+                                ir_i32(a, nest->ext[x]), pb[1]), pa[1]));
+  Expr *y_size = arith_simplify(d->an, ir_binary(a, EXPR_SUB, ir_binary(a, EXPR_SUB,
+                                ir_i32(a, nest->ext[y]), pb[0]), pa[0]));
+  Expr *sram_idx = in_elements(d, sbase, lanes, buf_text(dst));
+  Expr *dram_off = sram_idx ? in_elements(d, arith_simplify(d->an, off), lanes, buf_text(src)) : NULL;
+  if (!dram_off) return NULL;
+  Expr *args[12] = {command_handle(a), ir_varref(a, src->data), dram_off, x_size, y_size,
+                    ir_i32(a, dcoef[y] / lanes), pb[1], pb[0], pa[1], pa[0], sram_idx,
+                    ir_i32(a, mem)};
+  return in_queue(d, mem == MEM_ACC ? QID_COMPUTE : QID_LOAD,
+                  ir_call(a, DT_I32, "VTALoadBuffer2D", CALL_EXTERN, 12, args));
+}
+
 /* The call for one pragma_dma_copy's body; NULL with the diag set. */
 static Stmt *inject(Dma *d, const Stmt *body) {
   Arena *a = d->ctx->arena;
@@ -222,9 +335,12 @@ static Stmt *inject(Dma *d, const Stmt *body) {
   const Buffer *dst = st->u.store.buf;
   const Expr *v = st->u.store.value;
   if (v->kind == EXPR_CAST) v = v->u.unary.a;
-  if (v->kind == EXPR_CALL && strcmp(v->u.call.op, "tir.if_then_else") == 0)
-    return ir_error(d->ctx->diag, "not supported yet: vta.InjectDMAIntrin: the padding of the "
-                                  "DMA copy into %s (an if_then_else value)", buf_text(dst)), NULL;
+  if (v->kind == EXPR_CALL && strcmp(v->u.call.op, "tir.if_then_else") == 0) {
+    if (mem_of(dst->scope) < 0)
+      return fail(d, "the padded copy into %s (%s) is not a load into one of VTA's buffers "
+                     "(VTA's DMA pads loads only)", buf_text(dst), dst->scope), NULL;
+    return inject_padded(d, &nest, dst, v, mem_of(dst->scope));
+  }
   if (v->kind != EXPR_LOAD)
     return fail(d, "the dma_copy pragma is on a computation of %s, not a copy", buf_text(dst)),
            NULL;
