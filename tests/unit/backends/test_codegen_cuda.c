@@ -71,8 +71,9 @@ static Expr *tx4(int64_t plus) { return plus ? add(mul(V(tx), I(4)), I(plus)) : 
 
 #define HAS(text, part)                                                                            \
   do {                                                                                             \
-    CHECK(strstr(text, part) != NULL);                                                             \
-    if (!strstr(text, part)) printf("--- wanted\n%s\n--- in\n%s\n", part, text);                 \
+    const char *has_text_ = (text) ? (text) : "(no source)";                                       \
+    CHECK(strstr(has_text_, part) != NULL);                                                        \
+    if (!strstr(has_text_, part)) printf("--- wanted\n%s\n--- in\n%s\n", part, has_text_);       \
   } while (0)
 
 /* let x = tx*4: x is a multiple of 4, so x's ramps move as float4 */
