@@ -12,7 +12,6 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
 #include "frontend/tvm/build_impl.h"
-#include "frontend/tvm/tir_impl.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"

@@ -419,20 +419,26 @@ LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor *
   return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false, NULL);
 }
 
+/* The lowering options the innermost PassContext gives: its config, disabled passes and VTA
+ * target, with warnings printed to stderr. */
+static LowerOptions context_options(Interp *I) {
+  const PassConfig *c = current_config(I);
+  return (LowerOptions){.noptions = c->noptions,
+                        .options = c->options,
+                        .ndisabled = c->ndisabled,
+                        .disabled = c->disabled,
+                        .warn = print_warning,
+                        .warn_user = I,
+                        .vta = c->vta};
+}
+
 LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                                const char *name, bool hooks, bool gpu, Buffer *const *binds) {
   const BiLowerHooks *h = bi_pass_hooks(I);
-  const PassConfig *c = current_config(I);
-  LowerOptions opt = {.name = name,
-                      .gpu = gpu,
-                      .noptions = c->noptions,
-                      .options = c->options,
-                      .ndisabled = c->ndisabled,
-                      .disabled = c->disabled,
-                      .warn = print_warning,
-                      .warn_user = I,
-                      .arg_buffers = binds,
-                      .vta = c->vta};
+  LowerOptions opt = context_options(I);
+  opt.name = name;
+  opt.gpu = gpu;
+  opt.arg_buffers = binds;
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;
   Diag d = DIAG_INIT;
   bool gpu_pass_failed = false;
@@ -445,16 +451,10 @@ LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tens
 
 LoweredFunc *bi_pass_gpu_passes(Interp *I, Arena *a, const LoweredFunc *f) {
   const BiLowerHooks *h = bi_pass_hooks(I);
-  const PassConfig *c = current_config(I);
-  LowerOptions opt = {.gpu = true,
-                      .noptions = c->noptions,
-                      .options = c->options,
-                      .ndisabled = c->ndisabled,
-                      .disabled = c->disabled,
-                      .warn = print_warning,
-                      .warn_user = I,
-                      .dump = h->dump,
-                      .dump_user = h->dump_user};
+  LowerOptions opt = context_options(I);
+  opt.vta = NULL; /* the GPU passes only */
+  opt.gpu = true;
+  opt.dump = h->dump, opt.dump_user = h->dump_user;
   /* every pass here is a GPU pass run by tvm.build: its refusals are BuildErrors, as when the
    * build lowers the schedule itself */
   Diag d = DIAG_INIT;
