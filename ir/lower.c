@@ -25,14 +25,27 @@ static const PassDef lowering[] = {
     {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
     /* VTA's phase-1 passes (vta.build_config's tir.add_lower_pass), after flattening */
     {"vta.InjectDMAIntrin", pass_vta_inject_dma, RUN_ON_VTA},
+    {"vta.InjectSkipCopy", pass_vta_inject_skip_copy, RUN_ON_VTA},
+    {"vta.AnnotateALUCoProcScope", pass_vta_annotate_alu, RUN_ON_VTA},
+    {"tir.LiftAttrScope.coproc_uop_scope", pass_lift_attr_scope_uop, RUN_ON_VTA},
+    {"vta.LiftAllocToScopeBegin", pass_vta_lift_alloc, RUN_ON_VTA},
+    {"tir.LiftAttrScope.coproc_scope", pass_lift_attr_scope_coproc, RUN_ON_VTA},
+    {"vta.InjectCoProcSync", pass_vta_inject_coproc_sync, RUN_ON_VTA},
+    {"vta.EarlyRewrite", pass_vta_early_rewrite, RUN_ON_VTA},
     {"tir.InjectVirtualThread", pass_inject_virtual_thread, RUN_ALWAYS},
     {"tir.InjectDoubleBuffer", pass_inject_double_buffer, RUN_ALWAYS},
     {"tir.StorageRewrite", pass_storage_rewrite, RUN_ALWAYS},
     {"tir.UnrollLoop", pass_unroll_loop, RUN_ALWAYS},
+    /* VTA's phase-2 pass */
+    {"vta.InjectALUIntrin", pass_vta_inject_alu, RUN_ON_VTA},
     {"tir.InstrumentBoundCheckers", pass_instrument_bound_checkers, RUN_ALWAYS},
     {"tir.VectorizeLoop", pass_vectorize_loop, RUN_ALWAYS},
     {"tir.Simplify", pass_simplify, RUN_ALWAYS},
     {"tir.HoistIfThenElse", pass_hoist_if_then_else, RUN_ALWAYS},
+    /* VTA's phase-3 passes, at the end */
+    {"tir.LowerDeviceStorageAccessInfo", pass_lower_device_storage_access_info, RUN_ON_VTA},
+    {"vta.FoldUopLoop", pass_vta_fold_uop_loop, RUN_ON_VTA},
+    {"vta.CPUAccessRewrite", pass_vta_cpu_access_rewrite, RUN_ON_VTA},
     {"tir.ThreadSync", pass_thread_sync, RUN_ON_GPU},
     {"tir.LowerThreadAllreduce", pass_lower_thread_allreduce, RUN_ON_GPU},
     {"tir.LowerWarpMemory", pass_lower_warp_memory, RUN_ON_GPU},
@@ -45,6 +58,8 @@ static const PassDef lowering[] = {
 enum { NPASSES = sizeof lowering / sizeof lowering[0] };
 
 const char *lower_pass_name(int i) { return i >= 0 && i < NPASSES ? lowering[i].name : NULL; }
+
+bool lower_pass_is_vta(int i) { return i >= 0 && i < NPASSES && lowering[i].when == RUN_ON_VTA; }
 
 /* ---- arguments ---- */
 

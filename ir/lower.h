@@ -59,5 +59,7 @@ LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions
 /* The passes lower_run runs, in order, by name ("tir.StorageFlatten", ...), for --dump-after
  * to check a name against and --help to list; NULL past the end. */
 const char *lower_pass_name(int i);
+/* Whether pass i runs only when lowering for VTA (vta.build_config's passes). */
+bool lower_pass_is_vta(int i);
 
 #endif

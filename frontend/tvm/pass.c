@@ -205,7 +205,7 @@ static Value *config_dict(Interp *I, const PassConfig *c) {
   if (c->vta) { /* vta.build_config(): VTA's passes, by name */
     Value *l = val_list_new(0);
     for (int i = 0; lower_pass_name(i); i++)
-      if (strncmp(lower_pass_name(i), "vta.", 4) == 0)
+      if (lower_pass_is_vta(i))
         val_list_append_take(l, val_cstr(lower_pass_name(i)));
     dict_set_sym(d, sym_cstr("tir.add_lower_pass"), l);
     val_decref(l);

@@ -36,6 +36,7 @@ typedef struct PassCtx {
   Buffer **bind_buffers;
   bool gpu; /* lowering for a GPU target */
   const VtaTarget *vta; /* lowering for VTA (vta.lower, vta.build_config); NULL otherwise */
+  IterVar *vta_axis;    /* the "vta" axis of VTA's coproc attrs, once a VTA pass found it */
   int noptions;
   const PassOption *options;
   /* Variables the body reads that no argument or statement binds: a te.var of a compute body
@@ -94,7 +95,23 @@ Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx);
 Stmt *pass_infer_fragment(Stmt *s, PassCtx *ctx);
 /* tir.SplitHostDevice (split_host_device.c), GPU targets only */
 Stmt *pass_split_host_device(Stmt *s, PassCtx *ctx);
-/* vta.InjectDMAIntrin (vta_inject_dma.c), VTA only */
+/* VTA only: vta.InjectDMAIntrin (vta_inject_dma.c); vta.InjectSkipCopy,
+ * vta.AnnotateALUCoProcScope, vta.LiftAllocToScopeBegin, vta.EarlyRewrite (vta_phase1.c);
+ * tir.LiftAttrScope for "coproc_uop_scope" and "coproc_scope" (lift_attr_scope.c);
+ * vta.InjectCoProcSync (vta_coproc_sync.c) */
 Stmt *pass_vta_inject_dma(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_inject_skip_copy(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_annotate_alu(Stmt *s, PassCtx *ctx);
+Stmt *pass_lift_attr_scope_uop(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_lift_alloc(Stmt *s, PassCtx *ctx);
+Stmt *pass_lift_attr_scope_coproc(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_inject_coproc_sync(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_early_rewrite(Stmt *s, PassCtx *ctx);
+/* VTA's phase 2: vta.InjectALUIntrin (vta_alu.c); phase 3: tir.LowerDeviceStorageAccessInfo
+ * (lower_device_storage_access_info.c), vta.FoldUopLoop, vta.CPUAccessRewrite (vta_phase3.c) */
+Stmt *pass_vta_inject_alu(Stmt *s, PassCtx *ctx);
+Stmt *pass_lower_device_storage_access_info(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_fold_uop_loop(Stmt *s, PassCtx *ctx);
+Stmt *pass_vta_cpu_access_rewrite(Stmt *s, PassCtx *ctx);
 
 #endif

@@ -23,46 +23,24 @@
 #include <stdio.h>
 
 #include "ir/arith/arith.h"
-#include "ir/pass/pass.h"
+#include "ir/pass/vta.h"
 #include "ir/printer.h"
 #include "ir/support.h"
 
-enum { MEM_UOP = 0, MEM_WGT = 1, MEM_INP = 2, MEM_ACC = 3, MEM_OUT = 4 };
-enum { QID_LOAD = 1, QID_COMPUTE = 2, QID_STORE = 3 };
+enum { MEM_WGT = VTA_MEM_WGT, MEM_INP = VTA_MEM_INP, MEM_ACC = VTA_MEM_ACC, MEM_OUT = VTA_MEM_OUT };
+enum { QID_LOAD = VTA_QID_LOAD, QID_COMPUTE = VTA_QID_COMPUTE, QID_STORE = VTA_QID_STORE };
 
 typedef struct Dma {
   IrMutator m;
   PassCtx *ctx;
   Analyzer *an;
-  IterVar *axis; /* the "vta" thread axis of the coproc_scope attrs */
 } Dma;
 
-static bool fail(Dma *d, const char *fmt, ...) TES_PRINTF(2, 3);
-static bool fail(Dma *d, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (diag_failed(d->ctx->diag)) return false;
-  return ir_error(d->ctx->diag, "vta.InjectDMAIntrin: %s", msg);
-}
+#define fail(d, ...) vta_fail((d)->ctx, "vta.InjectDMAIntrin", __VA_ARGS__)
+#define mem_of vta_mem_of
+#define lanes_of vta_lanes
 
-/* The memory kind of an on-chip scope; -1 for DRAM (any other scope). */
-static int mem_of(const char *scope) {
-  if (!scope) return -1;
-  if (strcmp(scope, "local.inp_buffer") == 0) return MEM_INP;
-  if (strcmp(scope, "local.wgt_buffer") == 0) return MEM_WGT;
-  if (strcmp(scope, "local.acc_buffer") == 0) return MEM_ACC;
-  return -1;
-}
-
-/* Values per element and the buffer's bytes, and its limit's name. */
-static int64_t lanes_of(const VtaTarget *t, int mem) {
-  return mem == MEM_INP ? (int64_t)t->batch * t->block_in
-         : mem == MEM_WGT ? (int64_t)t->block_out * t->block_in
-                          : (int64_t)t->batch * t->block_out;
-}
+/* The buffer's bytes per value and its limit's name. */
 static int64_t limit_of(const VtaTarget *t, int mem, int *bits, const char **name) {
   *bits = mem == MEM_INP ? t->inp_bits : mem == MEM_WGT ? t->wgt_bits : t->acc_bits;
   *name = mem == MEM_INP ? "INP_BUFF_SIZE" : mem == MEM_WGT ? "WGT_BUFF_SIZE" : "ACC_BUFF_SIZE";
@@ -198,19 +176,19 @@ static Expr *in_elements(Dma *d, Expr *base, int64_t lanes, const char *buf) {
   return NULL;
 }
 
-static Expr *command_handle(Arena *a) {
-  Expr *h = ir_call(a, DT_HANDLE64, "tir.vta.command_handle", CALL_PURE, 0, NULL);
-  return ir_call(a, DT_HANDLE64, "tir.tvm_thread_context", CALL_PURE, 1, &h);
-}
-
 static Stmt *in_queue(Dma *d, int qid, Expr *call) {
   Arena *a = d->ctx->arena;
-  if (!d->axis) {
-    d->axis = arena_alloc(a, sizeof *d->axis);
-    *d->axis = (IterVar){.var = ir_var(a, "vta", DT_I32), .kind = ITER_THREAD, .thread_tag = "vta"};
-  }
-  return ir_attr(a, ATTR_NODE_ITERVAR, d->axis, "coproc_scope", ir_i32(a, qid),
-                 ir_evaluate(a, call));
+  return vta_scope(d->ctx, "coproc_scope", ir_i32(a, qid), ir_evaluate(a, call));
+}
+
+/* The on-chip side of a copy as VTA's runtime call takes it: a pointer to its values, which
+ * tir.InjectVirtualThread offsets per thread and tir.LowerDeviceStorageAccessInfo turns into
+ * an element index (TVM passes `buf.access_ptr("r", "int32")`). */
+static Expr *sram_ptr(Dma *d, const Buffer *sram, Expr *base, const Nest *nest) {
+  int64_t n = 1;
+  for (int k = 0; k < nest->n; k++) n *= nest->ext[k];
+  Arena *a = d->ctx->arena;
+  return vta_access_ptr(a, sram->data, sram->dtype, base, ir_int(a, base->dtype, n), 1);
 }
 
 static const char *buf_text(const Buffer *b) { return b->data ? b->data->name : b->name; }
@@ -319,8 +297,9 @@ static Stmt *inject_padded(Dma *d, const Nest *nest, const Buffer *dst, const Ex
   Expr *sram_idx = in_elements(d, sbase, lanes, buf_text(dst));
   Expr *dram_off = sram_idx ? in_elements(d, arith_simplify(d->an, off), lanes, buf_text(src)) : NULL;
   if (!dram_off) return NULL;
-  Expr *args[12] = {command_handle(a), ir_varref(a, src->data), dram_off, x_size, y_size,
-                    ir_i32(a, dcoef[y] / lanes), pb[1], pb[0], pa[1], pa[0], sram_idx,
+  Expr *args[12] = {vta_command_handle(a), ir_varref(a, src->data), dram_off, x_size, y_size,
+                    ir_i32(a, dcoef[y] / lanes), pb[1], pb[0], pa[1], pa[0],
+                    sram_ptr(d, dst, sbase, nest),
                     ir_i32(a, mem)};
   return in_queue(d, mem == MEM_ACC ? QID_COMPUTE : QID_LOAD,
                   ir_call(a, DT_I32, "VTALoadBuffer2D", CALL_EXTERN, 12, args));
@@ -370,16 +349,17 @@ static Stmt *inject(Dma *d, const Stmt *body) {
   Expr *sram_idx = in_elements(d, sbase, lanes, buf_text(sram));
   Expr *dram_off = sram_idx ? in_elements(d, dbase, lanes, buf_text(dram)) : NULL;
   if (!dram_off) return NULL;
-  Expr *cmd = command_handle(a);
+  Expr *cmd = vta_command_handle(a);
+  Expr *ptr = sram_ptr(d, sram, sbase, &nest);
   Expr *data = ir_varref(a, dram->data);
   if (load) {
     Expr *args[12] = {cmd, data, dram_off, ir_i32(a, p.x_size), ir_i32(a, p.y_size),
                       ir_i32(a, p.x_stride), ir_i32(a, 0), ir_i32(a, 0), ir_i32(a, 0),
-                      ir_i32(a, 0), sram_idx, ir_i32(a, mem)};
+                      ir_i32(a, 0), ptr, ir_i32(a, mem)};
     return in_queue(d, mem == MEM_ACC ? QID_COMPUTE : QID_LOAD,
                     ir_call(a, DT_I32, "VTALoadBuffer2D", CALL_EXTERN, 12, args));
   }
-  Expr *args[8] = {cmd, sram_idx, ir_i32(a, MEM_OUT), data, dram_off, ir_i32(a, p.x_size),
+  Expr *args[8] = {cmd, ptr, ir_i32(a, MEM_OUT), data, dram_off, ir_i32(a, p.x_size),
                    ir_i32(a, p.y_size), ir_i32(a, p.x_stride)};
   return in_queue(d, QID_STORE, ir_call(a, DT_I32, "VTAStoreBuffer2D", CALL_EXTERN, 8, args));
 }
@@ -388,6 +368,7 @@ static Stmt *mutate_stmt(IrMutator *m, Stmt *s) {
   Dma *d = (Dma *)m;
   if (diag_failed(d->ctx->diag)) return s;
   if (s->kind == STMT_ALLOCATE) check_alloc(d, s);
+  if (vta_is_pragma(s, "skip_dma_copy")) return s; /* vta.InjectSkipCopy drops it */
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "pragma_dma_copy") == 0) {
     Stmt *r = inject(d, s->u.attr.body);
     return r ? r : s;
@@ -417,6 +398,7 @@ static Stmt *mutate_stmt(IrMutator *m, Stmt *s) {
 
 Stmt *pass_vta_inject_dma(Stmt *s, PassCtx *ctx) {
   if (!ctx->vta) return s;
+  vta_axis(ctx, s);
   Dma d = {.m = {.arena = ctx->arena, .stmt = mutate_stmt}, .ctx = ctx, .an = arith_new(ctx->arena)};
   Stmt *r = ir_mutate_stmt(&d.m, s);
   arith_free(d.an);
