@@ -554,7 +554,7 @@ static Value *fn_isnan(Interp *I, Value *self, Value **a) {
 #define BI_TE_MATH2(X)                                                                   \
   X(power, TE_POW) X(fmod, TE_FMOD) X(floordiv, TE_FLOORDIV) X(floormod, TE_FLOORMOD)    \
   X(truncdiv, TE_TRUNCDIV) X(truncmod, TE_TRUNCMOD) X(indexdiv, TE_FLOORDIV)             \
-  X(indexmod, TE_FLOORMOD)
+  X(indexmod, TE_FLOORMOD) X(div, TE_DIV)
 
 #define BI_TE_MATH2_DEF(name, op)                                       \
   static Value *fn_##name(Interp *I, Value *self, Value **a) {          \

@@ -64,12 +64,18 @@ Expr *bi_te_to_expr_as(Interp *I, Value *v, DType t, const char *what);
 /* TVM's cast(): the value itself for its own dtype, a literal of the new dtype for a literal
  * that survives the trip exactly, else a CAST node. */
 Expr *bi_te_cast(Interp *I, DType t, Expr *x);
-/* Two operands made into expressions of one dtype by SPEC §6's rules (a Python number takes
- * the other side's dtype, then promotion): -1 with a TypeError naming both dtypes and `what`. */
+/* Two operands made into expressions of one dtype by SPEC §6's rules (a Python int an int32
+ * constant, a float a float32 one, then TVM's type matching): -1 with a TypeError naming both
+ * dtypes and `what`. */
 int bi_te_operands(Interp *I, Value *a, Value *b, const char *what, Expr **ea, Expr **eb);
 /* a OP b on values (bi_te_operands first), or on expressions already built. */
 Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b);
 Expr *bi_te_binary_exprs(Interp *I, TeOp op, Expr *a, Expr *b);
+/* The operator `/` means on a and b (SPEC §6): two signed integer expressions or tensors are
+ * TVM's RuntimeError asking for floordiv/truncdiv/indexdiv (-1); one of them with a Python
+ * int is floor division, which the pre-0.7 tutorials (seed 002's `c/channel_multiplier`)
+ * write; anything else is TE_DIV. */
+int bi_te_div_op(Interp *I, Value *a, Value *b, TeOp *op);
 /* -x, +x, ~x (UN_NOT is the interpreter's, through truthiness). */
 Expr *bi_te_unary(Interp *I, UnOp op, Expr *x);
 /* e, or NULL with a ValueError when e is deeper than IR_MAX_DEPTH: what every operation that

@@ -115,6 +115,7 @@ static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
 static Value *expr_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) {
   TeOp t;
   if (!bi_te_is_exprlike(right ? a : b) || !te_binop_of(op, &t)) return NULL;
+  if (op == BIN_DIV && bi_te_div_op(I, a, b, &t) < 0) return NULL;
   return wrap_or_null(bi_te_binary(I, t, a, b));
 }
 
