@@ -68,8 +68,9 @@ static const ModuleDef mod_tvm_contrib_nvcc = {
     "tvm.contrib.nvcc", bi_nvcc_funcs, NULL,
     "CUDA helpers: have_tensorcore, have_fp16, have_int8, parse_compute_version",
     LATER_PENDING("the other CUDA helpers (compile_cuda)"), NULL};
-PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
-               LATER_PENDING("contrib helpers"))
+static const ModuleDef mod_tvm_contrib_utils = {
+    "tvm.contrib.utils", bi_contrib_utils_funcs, NULL,
+    "file helpers: tempdir (a directory removed at exit)", NULL, NULL};
 #undef PENDING_MODULE
 #define VTA_PENDING "vta.build arrives with VTA's code generation (issue 14)"
 static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
