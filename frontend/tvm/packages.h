@@ -18,5 +18,7 @@ int bi_tvm_nd_module_init(Interp *I, Value *module);
 extern const Builtin bi_nvcc_funcs[];
 /* tvm.contrib.utils's members: tempdir (tvm/contrib_utils.c). */
 extern const Builtin bi_contrib_utils_funcs[];
+/* tvm.arith's members: Analyzer (tvm/arith_analyzer.c). */
+extern const Builtin bi_arith_funcs[];
 
 #endif
