@@ -99,7 +99,7 @@ static Value *tempdir_listdir(Interp *I, Value *self, Value **a) {
     names[n++] = strdup(e->d_name);
   }
   closedir(dir);
-  qsort(names, n, sizeof *names, cmp_names);
+  if (n) qsort(names, n, sizeof *names, cmp_names);
   Value *r = val_list_new((int64_t)n);
   for (size_t i = 0; i < n; i++) val_list_append_take(r, val_cstr(names[i])), free(names[i]);
   free(names);
