@@ -84,6 +84,7 @@ static bool handlers_check(Lexer *lx, NodeList hs);
 static void with_push(Lexer *lx, NodeList *items, Node *item);
 static Node *with_nest(Lexer *lx, NodeList items, NodeList body);
 static bool fail(Lexer *lx, TES_YYLTYPE l, const char *msg);
+static bool decorate(Lexer *lx, NodeList decos, Node *def, NodeList *out);
 }
 
 %union {
@@ -124,7 +125,7 @@ static bool fail(Lexer *lx, TES_YYLTYPE l, const char *msg);
 %type <node> test opt_test or_test and_test not_test comparison cmp_chain expr xor_expr and_expr
 %type <node> shift_expr arith_expr term factor power primary atom lambdef testlist_star
 %type <node> test_or_star expr_or_star argument subscript subscripts dict_items comp_for
-%type <list> targets subscript_list
+%type <list> targets subscript_list decorators
 %type <seq> seq_star exprs_star exprlist exprlist_c
 %type <op> comp_op
 %type <strs> strings
@@ -150,6 +151,14 @@ file_input:
 stmt:
     simple_stmt
   | compound_stmt           { $$ = list1(lx, $1); }
+  | decorators funcdef      { CHECK(decorate(lx, $1, $2, &$$)); }
+  ;
+
+/* `@d1 @d2 def f` is `def f` then `f = d1(d2(f))`: the decorators are evaluated after the def,
+ * not before it as in Python (which only an expression with side effects can tell). */
+decorators:
+    '@' test NEWLINE                { $$ = list1(lx, $2); }
+  | decorators '@' test NEWLINE     { $$ = $1; ast_list_push(A, &$$, $3); }
   ;
 
 simple_stmt:
@@ -179,7 +188,6 @@ small_stmt:
   | RAISE                   { $$ = NODE(RAISE, @1); }
   | RAISE test              { $$ = NODE(RAISE, @1); $$->u.unary.a = $2; }
   | RAISE test FROM test    { FAIL(@3, "not supported yet: 'raise ... from'"); }
-  | '@' expr                { FAIL(@1, "decorators are not supported in TES"); }
   | GLOBAL names            {
       $$ = NODE(GLOBAL, @1);
       $$->u.names.n = $2.n; $$->u.names.names = $2.v;
@@ -949,6 +957,30 @@ static bool call_args_check(Lexer *lx, NodeList args) {
   Node *a = args.items[rep];
   return lex_error(lx->ctx, a->loc.line, a->loc.col, false, "keyword argument repeated: %s",
                    sym_text(a->u.kw.name));
+}
+
+static Node *name_node(Lexer *lx, Sym *id, SrcLoc loc) {
+  Node *n = ast_node(A, AST_NAME, loc);
+  n->u.name.id = id;
+  return n;
+}
+
+static bool decorate(Lexer *lx, NodeList decos, Node *def, NodeList *out) {
+  if (!def) return false;
+  Sym *name = def->u.def->name;
+  Node *value = name_node(lx, name, def->loc);
+  for (int i = decos.n - 1; i >= 0; i--) {
+    Node *call = ast_node(A, AST_CALL, decos.items[i]->loc);
+    call->u.call.fn = decos.items[i];
+    call->u.call.args = list1(lx, value);
+    value = call;
+  }
+  Node *assign = ast_node(A, AST_ASSIGN, def->loc);
+  assign->u.assign.targets = list1(lx, name_node(lx, name, def->loc));
+  assign->u.assign.value = value;
+  *out = list1(lx, def);
+  ast_list_push(A, out, assign);
+  return true;
 }
 
 static Node *call_new(Lexer *lx, Node *fn, NodeList args, TES_YYLTYPE l) {

@@ -28,6 +28,9 @@ struct Interp {
   struct BiPassState *pass_state;
   /* tvm.register_func's functions by name (tvm/packed_func.c): a dict, NULL until first used */
   Value *packed_funcs;
+  /* te.compute's attrs by operation (tvm/te.c): a dict from the operation's address to its
+   * attrs dict, NULL until first used */
+  Value *op_attrs;
 };
 
 /* One activation: a function call, a comprehension, or the module level (env NULL). */

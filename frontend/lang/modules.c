@@ -386,13 +386,116 @@ static const Builtin time_funcs[] = {
 
 static const ModuleDef mod_time = {"time", time_funcs, NULL, "clocks and sleeping", NULL, NULL};
 
+/* timeit's statements: a callable, a str of code, or None / 'pass' (nothing). */
+static bool timeit_is_code(Value *v) {
+  return v && v->kind == VAL_STR && strcmp(v->u.str.s, "pass") != 0;
+}
+
+static int timeit_check(Interp *I, Value *v, const char *arg) {
+  if (!v || v->kind == VAL_NONE || v->kind == VAL_STR || val_is_callable(v)) return 0;
+  interp_raise(I, EXC_ValueError, "%s is neither a string nor callable", arg);
+  return -1;
+}
+
+/* Python's template: setup and stmt in one function (so stmt sees setup's names), stmt in a
+ * loop between two readings of the timer. A callable statement is called there. */
+static void timeit_put(StrBuf *b, Value *v, const char *call, const char *indent) {
+  if (!timeit_is_code(v)) {
+    sb_printf(b, "%s%s\n", indent, v && val_is_callable(v) ? call : "pass");
+    return;
+  }
+  const char *p = v->u.str.s;
+  for (;;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    sb_puts(b, indent);
+    sb_putn(b, p, n);
+    sb_putc(b, '\n');
+    if (!nl) break;
+    p = nl + 1;
+  }
+}
+
+/* One timing, in seconds: stmt run `number` times after setup, with timer (None: the default
+ * timer, time.perf_counter), in the namespace globals (None: a fresh one). */
+static int timeit_once(Interp *I, Value *stmt, Value *setup, Value *timer, int64_t number,
+                       Value *globals, double *secs) {
+  StrBuf b = STRBUF_INIT;
+  sb_puts(&b, "import time as _tes_time\n"
+              "def _tes_inner(_timer, _n, _setup, _stmt):\n"
+              "    if _timer is None:\n"
+              "        _timer = _tes_time.perf_counter\n");
+  timeit_put(&b, setup, "_setup()", "    ");
+  sb_puts(&b, "    _t0 = _timer()\n"
+              "    for _i in range(_n):\n");
+  timeit_put(&b, stmt, "_stmt()", "        ");
+  sb_puts(&b, "        pass\n"
+              "    return _timer() - _t0\n");
+  Source *src = src_new("<timeit-src>", sb_cstr(&b), strlen(sb_cstr(&b)));
+  sb_free(&b);
+  Value *g = globals && globals->kind == VAL_DICT ? val_incref(globals) : val_dict_new();
+  int rc = interp_run_source_in(I, src, g);
+  src_decref(src);
+  Value *none = val_none(), *n = val_int(number);
+  Value *args[4] = {timer ? timer : none, n, setup ? setup : none, stmt ? stmt : none};
+  Value *fn = rc < 0 ? NULL : dict_get_sym(g, sym_cstr("_tes_inner"));
+  Value *r = fn ? interp_callv(I, fn, 4, args) : NULL;
+  rc = r ? bi_arg_real(I, r, secs) : -1;
+  val_xdecref(r);
+  val_decref(n);
+  val_decref(none);
+  val_decref(g);
+  return rc;
+}
+
+static int timeit_args(Interp *I, Value **a, int64_t *number) {
+  if (timeit_check(I, a[0], "stmt") < 0 || timeit_check(I, a[1], "setup") < 0) return -1;
+  *number = 1000000;
+  if (a[3] && bi_arg_index(I, a[3], number) < 0) return -1;
+  if (*number < 0) {
+    interp_raise(I, EXC_ValueError, "timeit: number must be non-negative");
+    return -1;
+  }
+  return 0;
+}
+
+/* timeit(stmt='pass', setup='pass', timer=default_timer, number=1000000, globals=None) */
+static Value *bi_timeit_timeit(Interp *I, Value *self, Value **a) {
+  int64_t number;
+  double secs;
+  if (timeit_args(I, a, &number) < 0 || timeit_once(I, a[0], a[1], a[2], number, a[4], &secs) < 0)
+    return NULL;
+  return val_float(secs);
+}
+
+/* repeat(stmt='pass', setup='pass', timer=default_timer, number=1000000, repeat=5, ...) */
+static Value *bi_timeit_repeat(Interp *I, Value *self, Value **a) {
+  int64_t number, repeat = 5;
+  if (timeit_args(I, a, &number) < 0 || (a[4] && bi_arg_index(I, a[4], &repeat) < 0))
+    return NULL;
+  Value *l = val_list_new(repeat > 0 ? repeat : 0);
+  for (int64_t i = 0; i < repeat; i++) {
+    double secs;
+    if (timeit_once(I, a[0], a[1], a[2], number, a[5], &secs) < 0) return val_decref(l), NULL;
+    val_list_append_take(l, val_float(secs));
+  }
+  return l;
+}
+
 static const Builtin timeit_funcs[] = {
     {"default_timer", bi_time_perf_counter, 0, NOPARAMS,
      "default_timer() -> float: time.perf_counter(), in seconds"},
+    {"timeit", bi_timeit_timeit, 0, PARAMS("stmt", "setup", "timer", "number", "globals"),
+     "timeit(stmt='pass', setup='pass', timer=default_timer, number=1000000) -> float: the "
+     "seconds stmt (code in a str, or a function) takes number times, after setup"},
+    {"repeat", bi_timeit_repeat, 0,
+     PARAMS("stmt", "setup", "timer", "number", "repeat", "globals"),
+     "repeat(stmt, setup='pass', timer=default_timer, number=1000000, repeat=5) -> list: "
+     "timeit's seconds, repeat times"},
     {0},
 };
 
-static const ModuleDef mod_timeit = {"timeit", timeit_funcs, NULL, "the timer of timeit", NULL,
+static const ModuleDef mod_timeit = {"timeit", timeit_funcs, NULL, "timing functions: timeit, repeat", NULL,
                                      NULL};
 
 /* ---- os and os.path ---- */

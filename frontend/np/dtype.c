@@ -87,6 +87,7 @@ static DType ptr_dtype(const void *p) {
 }
 
 static bool dtype_of_value(Value *v, DType *out) {
+  if (v->kind == VAL_TYPE) return bi_np_scalar_class_dtype(v->u.type, out);
   if (v->kind != VAL_OBJ ||
       (v->u.obj.cls != &bi_np_dtype_class && v->u.obj.cls != &bi_np_scalar_type_class))
     return false;

@@ -440,6 +440,20 @@ static const ObjClass *scalar_class(DType t) {
   return &scalar_classes[9 + log - 4];
 }
 
+bool bi_np_scalar_class_dtype(const TypeObj *t, DType *out) {
+  for (size_t i = 0; i < sizeof scalar_classes / sizeof scalar_classes[0]; i++)
+    if (t == &scalar_classes[i].type) {
+      static const DType order[] = {
+          DT_MAKE(DT_BOOL, 8, 1),   DT_MAKE(DT_INT, 8, 1),    DT_MAKE(DT_INT, 16, 1),
+          DT_MAKE(DT_INT, 32, 1),   DT_MAKE(DT_INT, 64, 1),   DT_MAKE(DT_UINT, 8, 1),
+          DT_MAKE(DT_UINT, 16, 1),  DT_MAKE(DT_UINT, 32, 1),  DT_MAKE(DT_UINT, 64, 1),
+          DT_MAKE(DT_FLOAT, 16, 1), DT_MAKE(DT_FLOAT, 32, 1), DT_MAKE(DT_FLOAT, 64, 1)};
+      *out = order[i];
+      return true;
+    }
+  return false;
+}
+
 Value *bi_ndarray_scalar_wrap(NDArray *a) {
   if (!a) return NULL;
   TES_ASSERT(a->ndim == 0 && bi_np_dtype_ok(a->dtype), "a scalar is a 0-d array of SPEC §6");

@@ -29,6 +29,8 @@ extern const ObjClass bi_np_dtype_class, bi_np_scalar_type_class;
 Value *bi_np_dtype_value(DType t);       /* a.dtype */
 Value *bi_np_shape_tuple(const NDArray *a); /* a.shape: a tuple of ints */
 Value *bi_np_scalar_type_value(DType t); /* np.float32 */
+/* The dtype of a numpy scalar's class (type(np.sum(a)) is float32's), false for other types. */
+bool bi_np_scalar_class_dtype(const TypeObj *t, DType *out);
 /* An element dtype of SPEC §6: bool, int8..int64, uint8..uint64, float16..float64. */
 bool bi_np_dtype_ok(DType t);
 const char *bi_np_dtype_name(DType t); /* "float32", "bool" */

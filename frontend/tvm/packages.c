@@ -68,8 +68,11 @@ static const ModuleDef mod_tvm_contrib_nvcc = {
     "tvm.contrib.nvcc", bi_nvcc_funcs, NULL,
     "CUDA helpers: have_tensorcore, have_fp16, have_int8, parse_compute_version",
     LATER_PENDING("the other CUDA helpers (compile_cuda)"), NULL};
-PENDING_MODULE(mod_tvm_contrib_utils, "tvm.contrib.utils", "tempdir",
-               LATER_PENDING("contrib helpers"))
+static const ModuleDef mod_tvm_arith = {"tvm.arith", bi_arith_funcs, NULL,
+                                        "arithmetic analysis: Analyzer", NULL, NULL};
+static const ModuleDef mod_tvm_contrib_utils = {
+    "tvm.contrib.utils", bi_contrib_utils_funcs, NULL,
+    "file helpers: tempdir (a directory removed at exit)", NULL, NULL};
 #undef PENDING_MODULE
 #define VTA_PENDING "vta.build arrives with VTA's code generation (issue 14)"
 static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
@@ -88,7 +91,7 @@ static const ModuleDef *const tvm_defs[] = {
     &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_tir_ir_builder,
     &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
-    &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_rpc,
+    &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_arith, &mod_tvm_rpc,
     &mod_vta,         &mod_vta_testing,      &mod_vta_simulator,     &mod_vta_intrin,
     NULL,
 };

@@ -16,5 +16,9 @@ int bi_tvm_nd_module_init(Interp *I, Value *module);
 
 /* tvm.contrib.nvcc's members (tvm/contrib_nvcc.c). */
 extern const Builtin bi_nvcc_funcs[];
+/* tvm.contrib.utils's members: tempdir (tvm/contrib_utils.c). */
+extern const Builtin bi_contrib_utils_funcs[];
+/* tvm.arith's members: Analyzer (tvm/arith_analyzer.c). */
+extern const Builtin bi_arith_funcs[];
 
 #endif

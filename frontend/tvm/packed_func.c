@@ -108,22 +108,60 @@ int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *c
 
 /* ---- tvm.register_func, tvm.get_global_func ---- */
 
-Value *bi_packed_register_func(Interp *I, Value *self, Value **a) {
-  const char *name = bi_te_str_arg(I, a[0], "register_func", "func_name", NULL);
-  if (!name) return NULL;
-  if (!a[1] || a[1]->kind == VAL_NONE)
-    return interp_raise(I, EXC_TypeError, "register_func: pass the function, "
-                                          "register_func(\"%s\", f) (TES has no decorators)", name);
-  if (!val_is_callable(a[1]))
+static Value *register_as(Interp *I, const char *name, Value *f, bool over) {
+  if (!val_is_callable(f))
     return interp_raise(I, EXC_TypeError, "register_func: f must be callable, not '%s'",
-                        val_type_name(a[1]));
-  int over = a[2] ? val_truthy(I, a[2]) : 0;
-  if (over < 0) return NULL;
+                        val_type_name(f));
   Sym *key = sym_cstr(name);
   if (!over && dict_get_sym(registry(I), key))
     return interp_raise(I, EXC_RuntimeError, "Global PackedFunc %s is already registered", name);
-  dict_set_sym(registry(I), key, a[1]);
-  return val_incref(a[1]);
+  dict_set_sym(registry(I), key, f);
+  return val_incref(f);
+}
+
+/* What @tvm.register_func("name") applies to the function below it: registers it under the
+ * name it holds and gives it back. */
+typedef struct Registrar {
+  char *name;
+  bool over;
+} Registrar;
+
+static void registrar_free(void *p) {
+  free(((Registrar *)p)->name);
+  free(p);
+}
+
+static Value *registrar_call(Interp *I, Value *self, CallArgs *args) {
+  const Registrar *r = self->u.obj.p;
+  if (args->n != 1 || args->nkw)
+    return interp_raise(I, EXC_TypeError, "register_func(\"%s\") takes the function to register",
+                        r->name);
+  return register_as(I, r->name, args->v[0], r->over);
+}
+
+static const ObjClass registrar_class = {
+    .type = {"register_func", NULL, VAL_OBJ, NULL},
+    .free = registrar_free,
+    .call = registrar_call,
+};
+
+/* register_func(func_name, f=None, override=False), as TVM's: with f, registers it; without,
+ * returns a decorator that does; a callable func_name is f, registered under its __name__. */
+Value *bi_packed_register_func(Interp *I, Value *self, Value **a) {
+  int over = a[2] ? val_truthy(I, a[2]) : 0;
+  if (over < 0) return NULL;
+  if (a[0]->kind == VAL_FUNC) {
+    if (a[1] && a[1]->kind != VAL_NONE)
+      return interp_raise(I, EXC_TypeError, "register_func: a function as func_name takes no f");
+    return register_as(I, SYM_STR(a[0]->u.func->def->name), a[0], over);
+  }
+  const char *name = bi_te_str_arg(I, a[0], "register_func", "func_name", NULL);
+  if (!name) return NULL;
+  if (a[1] && a[1]->kind != VAL_NONE) return register_as(I, name, a[1], over);
+  Registrar *r = xmalloc(sizeof *r);
+  r->name = xstrdup(name);
+  r->over = over;
+  return val_obj_new(&registrar_class, r);
 }
 
 Value *bi_packed_get_global_func(Interp *I, Value *self, Value **a) {

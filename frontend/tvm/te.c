@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/lang/interp_impl.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tensor_intrin.h"
@@ -175,6 +176,14 @@ static int range_arg(Interp *I, Value *v, const char *fn, Range *out) {
   return out->extent ? 0 : -1;
 }
 
+int bi_te_range_arg(Interp *I, Value *v, const char *fn, Range *out) {
+  if (v->kind == VAL_OBJ && v->u.obj.cls == &bi_te_range_class) {
+    *out = ((IterVar *)v->u.obj.p)->dom;
+    return 0;
+  }
+  return range_arg(I, v, fn, out);
+}
+
 /* ---- variables and constants ---- */
 
 static Value *make_var(Interp *I, Value **a, const char *fn, const char *dflt) {
@@ -255,6 +264,75 @@ static Value *fn_cast(Interp *I, Value *self, Value **a) {
                         dt_name(t, y));
   return wrap_or_null(bi_te_shallow(I, ir_cast(arena(I), t, e)));
 }
+
+/* ---- the node classes' constructors (tvm.tir.IntImm ... as types: te_values.c) ---- */
+
+static Value *fn_stringimm(Interp *I, Value *self, Value **a) {
+  if (a[0]->kind != VAL_STR)
+    return interp_raise(I, EXC_TypeError, "StringImm: value must be a str, not '%s'",
+                        val_type_name(a[0]));
+  return bi_te_wrap_expr(ir_str(arena(I), a[0]->u.str.s));
+}
+
+/* Add(a, b), LT(a, b) ...: the node of the type called, over the operands matched as an
+ * operator matches them. */
+static Value *fn_binary_node(Interp *I, Value *self, Value **a) {
+  ExprKind k = EXPR_KIND_COUNT;
+  for (int i = 0; i < EXPR_KIND_COUNT && self && self->kind == VAL_TYPE; i++)
+    if (bi_te_expr_kind_class((ExprKind)i) &&
+        &bi_te_expr_kind_class((ExprKind)i)->type == self->u.type)
+      k = (ExprKind)i;
+  if (k == EXPR_KIND_COUNT) return interp_raise(I, EXC_TypeError, "not a node constructor");
+  const char *name = self->u.type->name;
+  Expr *x, *y;
+  if (bi_te_operands(I, a[0], a[1], name, &x, &y) < 0) return NULL;
+  char t[32];
+  bool logical = k == EXPR_AND || k == EXPR_OR;
+  if (logical != dt_is_bool(x->dtype) || x->dtype.code == DT_HANDLE)
+    return interp_raise(I, EXC_TypeError, "%s: operands of dtype %s", name, dt_name(x->dtype, t));
+  return wrap_or_null(bi_te_shallow(I, ir_binary(arena(I), k, x, y)));
+}
+
+static Value *fn_not_node(Interp *I, Value *self, Value **a) {
+  Expr *x = bi_te_to_expr(I, a[0], "Not");
+  char t[32];
+  if (x && !dt_is_bool(x->dtype))
+    return interp_raise(I, EXC_TypeError, "Not: operand of dtype %s, not bool",
+                        dt_name(x->dtype, t));
+  return x ? wrap_or_null(bi_te_shallow(I, ir_not(arena(I), x))) : NULL;
+}
+
+/* Call(dtype, op, args): call_intrin's call with the arguments as a list. */
+static Value *fn_call_node(Interp *I, Value *self, Value **a) {
+  if (a[2]->kind != VAL_LIST && a[2]->kind != VAL_TUPLE)
+    return interp_raise(I, EXC_TypeError, "Call: args must be a list, not '%s'",
+                        val_type_name(a[2]));
+  return bi_tir_call_intrin(I, self, a);
+}
+
+const Builtin bi_tir_ctor_intimm = {"IntImm", fn_intimm, 2, PARAMS("dtype", "value"),
+                                    "IntImm(dtype, value) -> PrimExpr: an integer literal"};
+const Builtin bi_tir_ctor_floatimm = {"FloatImm", fn_floatimm, 2, PARAMS("dtype", "value"),
+                                      "FloatImm(dtype, value) -> PrimExpr: a float literal"};
+const Builtin bi_tir_ctor_stringimm = {"StringImm", fn_stringimm, 1, PARAMS("value"),
+                                       "StringImm(value) -> PrimExpr: a string literal"};
+const Builtin bi_tir_ctor_var = {"Var", fn_var, 2, PARAMS("name", "dtype"),
+                                 "Var(name, dtype) -> PrimExpr: a variable"};
+const Builtin bi_tir_ctor_cast = {"Cast", fn_cast, 2, PARAMS("dtype", "value"),
+                                  "Cast(dtype, value) -> PrimExpr: cast(dtype, value)"};
+#define BINARY_CTOR(name, kind)                                                                 \
+  const Builtin bi_tir_ctor_##name = {#name, fn_binary_node, 2, PARAMS("a", "b"),               \
+                                      #name "(a, b) -> PrimExpr: the " #name " node of a and b"};
+BI_TIR_BINARY_NODES(BINARY_CTOR)
+#undef BINARY_CTOR
+const Builtin bi_tir_ctor_not = {"Not", fn_not_node, 1, PARAMS("a"),
+                                 "Not(a) -> PrimExpr: !a of a bool"};
+static Value *fn_select(Interp *I, Value *self, Value **a);
+const Builtin bi_tir_ctor_select = {
+    "Select", fn_select, 3, PARAMS("condition", "true_value", "false_value"),
+    "Select(condition, true_value, false_value) -> PrimExpr: both branches evaluated"};
+const Builtin bi_tir_ctor_call = {"Call", fn_call_node, 3, PARAMS("dtype", "op", "args"),
+                                  "Call(dtype, op, args) -> PrimExpr: a call of op"};
 
 /* ---- placeholder and compute ---- */
 
@@ -388,13 +466,26 @@ static int check_reductions(Interp *I, const char *name, int n, Expr **body) {
 }
 
 static int attrs_arg(Interp *I, Value *v) {
-  if (!v || v->kind == VAL_NONE || (v->kind == VAL_DICT && dict_len(v) == 0)) return 0;
-  if (v->kind == VAL_DICT)
-    interp_raise(I, EXC_RuntimeError, "not supported yet: compute(attrs=...) (operation "
-                                      "attributes arrive with schedules)");
-  else
-    interp_raise(I, EXC_TypeError, "compute: attrs must be a dict, not '%s'", val_type_name(v));
+  if (!v || v->kind == VAL_NONE || v->kind == VAL_DICT) return 0;
+  interp_raise(I, EXC_TypeError, "compute: attrs must be a dict, not '%s'", val_type_name(v));
   return -1;
+}
+
+/* The operation's attrs (a dict), kept by the session beside the IR, which holds no values. */
+static int set_op_attrs(Interp *I, const Operation *op, Value *attrs) {
+  if (!attrs || attrs->kind != VAL_DICT || dict_len(attrs) == 0) return 0;
+  if (!I->op_attrs) I->op_attrs = val_dict_new();
+  Value *key = val_int((int64_t)(uintptr_t)op);
+  int rc = dict_set(I, I->op_attrs, key, attrs);
+  val_decref(key);
+  return rc;
+}
+
+Value *bi_te_op_attrs(Interp *I, const Operation *op) {
+  Value *key = val_int((int64_t)(uintptr_t)op);
+  Value *d = I->op_attrs ? dict_get(I, I->op_attrs, key) : NULL;
+  val_decref(key);
+  return d ? val_incref(d) : val_dict_new();
 }
 
 static Value *outputs_value(Operation *op) {
@@ -409,6 +500,7 @@ static Value *fn_compute(Interp *I, Value *self, Value **a) {
   Expr **shape, **body;
   const char *name = bi_te_str_arg(I, a[2], "compute", "name", "compute");
   const char *tag = bi_te_str_arg(I, a[3], "compute", "tag", "");
+  if (tag) tag = bi_te_scope_tag(I, tag); /* te.tag_scope's */
   if (!name || !tag || shape_arg(I, a[0], "compute", &ndim, &shape) < 0 || attrs_arg(I, a[4]) < 0)
     return NULL;
   if (!val_is_callable(a[1]))
@@ -420,7 +512,9 @@ static Value *fn_compute(Interp *I, Value *self, Value **a) {
   if (call_fcompute(I, a[1], ndim, axes, &nbody, &body) < 0 ||
       check_reductions(I, name, nbody, body) < 0)
     return NULL;
-  return outputs_value(ir_compute_op(arena(I), name, tag, ndim, shape, axes, nbody, body));
+  Operation *op = ir_compute_op(arena(I), name, tag, ndim, shape, axes, nbody, body);
+  if (set_op_attrs(I, op, a[4]) < 0) return NULL;
+  return outputs_value(op);
 }
 
 /* ---- axes ---- */
@@ -554,7 +648,7 @@ static Value *fn_isnan(Interp *I, Value *self, Value **a) {
 #define BI_TE_MATH2(X)                                                                   \
   X(power, TE_POW) X(fmod, TE_FMOD) X(floordiv, TE_FLOORDIV) X(floormod, TE_FLOORMOD)    \
   X(truncdiv, TE_TRUNCDIV) X(truncmod, TE_TRUNCMOD) X(indexdiv, TE_FLOORDIV)             \
-  X(indexmod, TE_FLOORMOD)
+  X(indexmod, TE_FLOORMOD) X(div, TE_DIV)
 
 #define BI_TE_MATH2_DEF(name, op)                                       \
   static Value *fn_##name(Interp *I, Value *self, Value **a) {          \
@@ -613,7 +707,10 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
   ROW("thread_axis", fn_thread_axis, 0, PARAMS("dom", "tag", "name"),                    \
       "thread_axis(dom=None, tag='', name='') -> IterVar: a GPU thread or block index"),    \
   ROW("create_schedule", bi_sched_create_schedule, 1, PARAMS("ops"),                     \
-      "create_schedule(ops) -> Schedule: a schedule for an operation or a list of them")
+      "create_schedule(ops) -> Schedule: a schedule for an operation or a list of them"),   \
+  ROW("tag_scope", bi_te_tag_scope, 1, PARAMS("tag"),                                      \
+      "tag_scope(tag) -> TagScope: computes made inside (`with`, or a decorated def) take "  \
+      "the tag")
 
 const Builtin bi_te_funcs[] = {TENSOR_ROWS, COMMON_ROWS{0}};
 
@@ -666,6 +763,8 @@ int bi_te_module_init(Interp *I, Value *m) {
 
 int bi_tir_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_expr_class);
+  for (int k = 0; k < EXPR_KIND_COUNT; k++)
+    if (bi_te_expr_kind_class((ExprKind)k)) add_type(m, bi_te_expr_kind_class((ExprKind)k));
   add_type(m, &bi_te_itervar_class);
   add_type(m, &bi_te_combiner_class);
   add_type(m, &bi_tir_stmt_class);

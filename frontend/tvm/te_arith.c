@@ -141,6 +141,16 @@ static Expr *number_expr(Interp *I, Value *v, const DType *t, const char *what) 
   return e;
 }
 
+/* A numpy scalar next to an expression: a constant of its own dtype, as TVM converts it. */
+static Expr *numpy_scalar_expr(Interp *I, Value *v, const char *what) {
+  DType t = bi_ndarray_of(v)->dtype;
+  if (dt_is_bool(t)) t = DT_BOOL1;
+  Value *n = val_number_of(I, v, NUM_SCALAR);
+  Expr *e = n ? bi_te_const(I, n, t, what) : NULL;
+  val_xdecref(n);
+  return e;
+}
+
 /* ---- depth ---- */
 
 /* Every walk of the IR recurses, so a script that grows an expression in a loop
@@ -198,9 +208,10 @@ static int cannot_combine(Interp *I, const char *what, DType ta, DType tb, const
   return -1;
 }
 
-/* SPEC §6: an integer next to a float becomes that float type; of two integers or two floats
- * the narrower is widened; signed with unsigned of one width, bool with anything else, and
- * different lane counts have no rule. */
+/* SPEC §6, TVM's BinaryOpMatchTypes: an integer next to a float becomes that float type; of
+ * two integers or two floats the narrower is widened; of a signed and an unsigned integer the
+ * wider wins, and at one width the unsigned one. bool with anything else and different lane
+ * counts have no rule. */
 static int match_types(Interp *I, const char *what, Expr **a, Expr **b) {
   DType ta = (*a)->dtype, tb = (*b)->dtype;
   if (dt_eq(ta, tb)) return 0;
@@ -211,27 +222,40 @@ static int match_types(Interp *I, const char *what, Expr **a, Expr **b) {
   DType to = ta;
   if (dt_is_float(ta) != dt_is_float(tb))
     from = dt_is_float(ta) ? b : a, to = dt_is_float(ta) ? ta : tb;
-  else if (ta.code == tb.code || ta.bits != tb.bits)
+  else if (ta.bits != tb.bits)
     from = ta.bits < tb.bits ? a : b, to = ta.bits < tb.bits ? tb : ta;
-  else
-    return cannot_combine(I, what, ta, tb, " (signed and unsigned integers of one width)");
+  else /* signed and unsigned of one width */
+    from = ta.code == DT_UINT ? b : a, to = ta.code == DT_UINT ? ta : tb;
   *from = bi_te_cast(I, to, *from);
   return *from ? 0 : -1;
 }
 
-int bi_te_operands(Interp *I, Value *a, Value *b, const char *what, Expr **ea, Expr **eb) {
-  /* a number (a numpy scalar too) takes the other side's dtype */
-  bool na = bi_te_is_number(a) || is_scalar_array(a);
-  bool nb = bi_te_is_number(b) || is_scalar_array(b);
+static bool is_number_value(Value *v) { return bi_te_is_number(v) || is_scalar_array(v); }
+
+/* An operand alone: a Python int an int32 constant (int64 when it does not fit), a float a
+ * float32 one, a numpy scalar one of its own dtype (SPEC §6, as TVM converts them). */
+static Expr *operand_expr(Interp *I, Value *v, const char *what) {
+  return is_scalar_array(v) ? numpy_scalar_expr(I, v, what) : bi_te_to_expr(I, v, what);
+}
+
+/* TVM's bit operators take a Python int as a constant of the other operand's dtype
+ * (REGISTER_MAKE_BIT_OP); keep_dtype asks for that. */
+static int operands(Interp *I, Value *a, Value *b, const char *what, bool keep_dtype,
+                    Expr **ea, Expr **eb) {
+  bool na = keep_dtype && is_number_value(a), nb = keep_dtype && is_number_value(b);
   if (na && !nb) {
     *eb = bi_te_to_expr(I, b, what);
     *ea = *eb ? bi_te_to_expr_as(I, a, (*eb)->dtype, what) : NULL;
   } else {
-    *ea = bi_te_to_expr(I, a, what);
-    *eb = !*ea ? NULL : nb ? bi_te_to_expr_as(I, b, (*ea)->dtype, what) : bi_te_to_expr(I, b, what);
+    *ea = operand_expr(I, a, what);
+    *eb = !*ea ? NULL : nb ? bi_te_to_expr_as(I, b, (*ea)->dtype, what) : operand_expr(I, b, what);
   }
   if (!*ea || !*eb) return -1;
   return match_types(I, what, ea, eb);
+}
+
+int bi_te_operands(Interp *I, Value *a, Value *b, const char *what, Expr **ea, Expr **eb) {
+  return operands(I, a, b, what, false, ea, eb);
 }
 
 /* ---- operators ---- */
@@ -253,10 +277,10 @@ static Expr *bad_dtype(Interp *I, TeOp op, DType t, const char *need) {
 
 static bool is_numeric(DType t) { return dt_is_int(t) || dt_is_float(t); }
 
-/* + - * / min max: numbers of any kind; `/` of integers is floor division (SPEC §6). */
+/* + - * / min max: numbers of any kind; Div of integers truncates, as TVM's Div node does (the
+ * `/` operator refuses signed integers before it gets here: bi_te_div_ambiguous). */
 static Expr *arith(Interp *I, TeOp op, ExprKind k, Expr *a, Expr *b) {
   if (!is_numeric(a->dtype)) return bad_dtype(I, op, a->dtype, "numeric");
-  if (k == EXPR_DIV && dt_is_int(a->dtype)) k = EXPR_FLOORDIV;
   return ir_binary(arena(I), k, a, b);
 }
 
@@ -333,12 +357,41 @@ Expr *bi_te_binary_exprs(Interp *I, TeOp op, Expr *a, Expr *b) {
   return bi_te_shallow(I, build(I, op, a, b));
 }
 
+static bool is_bit_op(TeOp op) {
+  return op == TE_SHL || op == TE_SHR || op == TE_BITAND || op == TE_BITOR || op == TE_BITXOR;
+}
+
 Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b) {
   char what[24];
   Expr *ea, *eb;
   quote_op(what, sizeof what, op);
-  if (bi_te_operands(I, a, b, what, &ea, &eb) < 0) return NULL;
+  if (operands(I, a, b, what, is_bit_op(op), &ea, &eb) < 0) return NULL;
   return bi_te_shallow(I, build(I, op, ea, eb));
+}
+
+/* ExprOp's _dtype_is_int without the Python int: an expression, axis or tensor of a signed
+ * integer dtype (unsigned ones and numpy scalars do not count, as in TVM). */
+static bool int_operand(Value *v) {
+  Expr *e = bi_te_expr_of(v);
+  IterVar *iv = bi_te_itervar_of(v);
+  Tensor *t = bi_te_tensor_of(v);
+  DType d = e ? e->dtype : iv ? iv->var->dtype : t ? t->dtype : DT_BOOL1;
+  return d.code == DT_INT;
+}
+
+static bool python_int(Value *v) { return v->kind == VAL_INT || v->kind == VAL_BOOL; }
+
+int bi_te_div_op(Interp *I, Value *a, Value *b, TeOp *op) {
+  *op = TE_DIV;
+  if (int_operand(a) && int_operand(b)) {
+    interp_raise(I, EXC_RuntimeError,
+                 "TVM supports multiple types of integer divisions, please call div, "
+                 "indexdiv/indexmod, floordiv/floormod  or truncdiv/truncmod directly to avoid "
+                 "ambiguity in the code.");
+    return -1;
+  }
+  if ((int_operand(a) && python_int(b)) || (python_int(a) && int_operand(b))) *op = TE_FLOORDIV;
+  return 0;
 }
 
 static const char *const unop_symbols[] = {"-", "+", "~", "not"};

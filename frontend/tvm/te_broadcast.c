@@ -166,6 +166,7 @@ Value *bi_te_tensor_binop(Interp *I, BinOp op, Value *a, Value *b) {
   c.b = side_of(I, b);
   if (!name || (!c.a.t && !bi_te_is_exprlike(a)) || (!c.b.t && !bi_te_is_exprlike(b)))
     return NULL;
+  if (op == BIN_DIV && bi_te_div_op(I, a, b, &c.op) < 0) return NULL;
   int ndim;
   Expr **shape;
   if (c.a.t && c.b.t) {

@@ -20,6 +20,20 @@ static inline Arena *arena(Interp *I) { return interp_ir_arena(I); }
 
 /* ---- value classes (tvm/te_values.c) ---- */
 extern const ObjClass bi_te_expr_class;     /* PrimExpr: any Expr, te.var's VAR included */
+/* The subtype of PrimExpr for one kind (IntImm, Add, Call ...), NULL for the kinds of lowered
+ * IR only; tvm.tir binds them as types. */
+const ObjClass *bi_te_expr_kind_class(ExprKind k);
+/* Their constructors, tvm.tir's (te.c): IntImm(dtype, value), Add(a, b) ... */
+extern const Builtin bi_tir_ctor_intimm, bi_tir_ctor_floatimm, bi_tir_ctor_stringimm,
+    bi_tir_ctor_var, bi_tir_ctor_cast, bi_tir_ctor_not, bi_tir_ctor_select, bi_tir_ctor_call;
+/* TVM's class name and the kind of each binary node */
+#define BI_TIR_BINARY_NODES(X)                                                                 \
+  X(Add, ADD) X(Sub, SUB) X(Mul, MUL) X(Div, DIV) X(Mod, MOD) X(FloorDiv, FLOORDIV)              \
+  X(FloorMod, FLOORMOD) X(Min, MIN) X(Max, MAX) X(EQ, EQ) X(NE, NE) X(LT, LT) X(LE, LE)          \
+  X(GT, GT) X(GE, GE) X(And, AND) X(Or, OR)
+#define BI_TIR_BINARY_CTOR_DECL(name, kind) extern const Builtin bi_tir_ctor_##name;
+BI_TIR_BINARY_NODES(BI_TIR_BINARY_CTOR_DECL)
+#undef BI_TIR_BINARY_CTOR_DECL
 extern const ObjClass bi_te_itervar_class;  /* IterVar */
 extern const ObjClass bi_te_range_class;    /* an IterVar's dom: p is the IterVar */
 extern const ObjClass bi_te_tensor_class;   /* Tensor */
@@ -64,12 +78,18 @@ Expr *bi_te_to_expr_as(Interp *I, Value *v, DType t, const char *what);
 /* TVM's cast(): the value itself for its own dtype, a literal of the new dtype for a literal
  * that survives the trip exactly, else a CAST node. */
 Expr *bi_te_cast(Interp *I, DType t, Expr *x);
-/* Two operands made into expressions of one dtype by SPEC §6's rules (a Python number takes
- * the other side's dtype, then promotion): -1 with a TypeError naming both dtypes and `what`. */
+/* Two operands made into expressions of one dtype by SPEC §6's rules (a Python int an int32
+ * constant, a float a float32 one, then TVM's type matching): -1 with a TypeError naming both
+ * dtypes and `what`. */
 int bi_te_operands(Interp *I, Value *a, Value *b, const char *what, Expr **ea, Expr **eb);
 /* a OP b on values (bi_te_operands first), or on expressions already built. */
 Expr *bi_te_binary(Interp *I, TeOp op, Value *a, Value *b);
 Expr *bi_te_binary_exprs(Interp *I, TeOp op, Expr *a, Expr *b);
+/* The operator `/` means on a and b (SPEC §6): two signed integer expressions or tensors are
+ * TVM's RuntimeError asking for floordiv/truncdiv/indexdiv (-1); one of them with a Python
+ * int is floor division, which the pre-0.7 tutorials (seed 002's `c/channel_multiplier`)
+ * write; anything else is TE_DIV. */
+int bi_te_div_op(Interp *I, Value *a, Value *b, TeOp *op);
 /* -x, +x, ~x (UN_NOT is the interpreter's, through truthiness). */
 Expr *bi_te_unary(Interp *I, UnOp op, Expr *x);
 /* e, or NULL with a ValueError when e is deeper than IR_MAX_DEPTH: what every operation that
@@ -84,7 +104,16 @@ Expr *bi_te_min_value(Interp *I, DType t);
  * are identity (TVM's EqualOp); anything else is a ValueError. */
 int bi_te_truthy(Interp *I, Expr *e);
 
+/* te.tag_scope(tag) (tvm/te_tag.c), and the tag a compute given `tag` takes: the scope's when
+ * one is entered (NULL with a ValueError when both are set), else tag. */
+Value *bi_te_tag_scope(Interp *I, Value *self, Value **a);
+const char *bi_te_scope_tag(Interp *I, const char *tag);
+/* te.compute's attrs of op, a dict (a new empty one for none). */
+Value *bi_te_op_attrs(Interp *I, const Operation *op);
+
 /* ---- arguments (tvm/te.c) ---- */
+/* A dom: a (min, end) tuple or list, a range with step 1, or an IterVar's Range value. */
+int bi_te_range_arg(Interp *I, Value *v, const char *fn, Range *out);
 /* A str argument, or dflt when v is NULL; TypeError naming fn and arg otherwise. */
 const char *bi_te_str_arg(Interp *I, Value *v, const char *fn, const char *arg, const char *dflt);
 /* A shape: a tuple or list of non-negative integer extents, or one extent; -1 with a

@@ -9,7 +9,8 @@
 
 /* ---- wrapping ---- */
 
-Value *bi_te_wrap_expr(Expr *e) { return val_obj_new(&bi_te_expr_class, e); }
+static const ObjClass *expr_class(const Expr *e);
+Value *bi_te_wrap_expr(Expr *e) { return val_obj_new(expr_class(e), e); }
 Value *bi_te_wrap_itervar(IterVar *iv) { return val_obj_new(&bi_te_itervar_class, iv); }
 Value *bi_te_wrap_tensor(Tensor *t) { return val_obj_new(&bi_te_tensor_class, t); }
 static const ObjClass *op_class(const Operation *op) {
@@ -25,7 +26,10 @@ static const ObjClass *op_class(const Operation *op) {
 Value *bi_te_wrap_op(Operation *op) { return val_obj_new(op_class(op), op); }
 Value *bi_te_wrap_combiner(CommReducer *c) { return val_obj_new(&bi_te_combiner_class, c); }
 
-Expr *bi_te_expr_of(Value *v) { return val_obj_of(v, &bi_te_expr_class); }
+static bool is_expr_class(const ObjClass *c);
+Expr *bi_te_expr_of(Value *v) {
+  return v->kind == VAL_OBJ && is_expr_class(v->u.obj.cls) ? v->u.obj.p : NULL;
+}
 bool bi_te_int_of(Value *v, int64_t *out) {
   Expr *e = bi_te_expr_of(v);
   return e && dt_is_int(e->dtype) && ir_as_int(e, out);
@@ -115,6 +119,7 @@ static Value *wrap_or_null(Expr *e) { return e ? bi_te_wrap_expr(e) : NULL; }
 static Value *expr_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) {
   TeOp t;
   if (!bi_te_is_exprlike(right ? a : b) || !te_binop_of(op, &t)) return NULL;
+  if (op == BIN_DIV && bi_te_div_op(I, a, b, &t) < 0) return NULL;
   return wrap_or_null(bi_te_binary(I, t, a, b));
 }
 
@@ -310,18 +315,59 @@ static const Property expr_props[] = {
     {0},
 };
 
+#define EXPR_CLASS_HOOKS                                                                           \
+  .repr = expr_repr, .binop = expr_binop, .unop = expr_unop, .compare = expr_compare,              \
+  .methods = expr_methods, .truthy = expr_truthy, .logic = expr_logic, .props = expr_props,        \
+  .props_of = expr_kind_props
+
 const ObjClass bi_te_expr_class = {
     .type = {"PrimExpr", NULL, VAL_OBJ, NULL},
-    .repr = expr_repr,
-    .binop = expr_binop,
-    .unop = expr_unop,
-    .compare = expr_compare,
-    .methods = expr_methods,
-    .truthy = expr_truthy,
-    .logic = expr_logic,
-    .props = expr_props,
-    .props_of = expr_kind_props,
+    EXPR_CLASS_HOOKS,
 };
+
+/* int(IntImm) and float(FloatImm), as TVM's __int__ and __float__ (not indices: TVM's IntImm
+ * has no __index__). */
+static Value *literal_number(Interp *I, Value *self, NumWant want) {
+  const Expr *e = expr_at(self);
+  if (want == NUM_INDEX) return NULL;
+  return e->kind == EXPR_INT ? literal_value(e) : val_float(e->u.fval);
+}
+
+/* TVM's node classes, one for each kind a script can hold, each a subtype of PrimExpr:
+ * isinstance(x, tvm.tir.IntImm), type(x).__name__. Their constructors are tvm.tir's (te.c). */
+#define KIND_CLASS(kind, name, ctor) \
+  [EXPR_##kind] = {.type = {name, &bi_te_expr_class.type, VAL_OBJ, ctor}, EXPR_CLASS_HOOKS}
+static const ObjClass kind_classes[EXPR_KIND_COUNT] = {
+    [EXPR_INT] = {.type = {"IntImm", &bi_te_expr_class.type, VAL_OBJ, &bi_tir_ctor_intimm},
+                  EXPR_CLASS_HOOKS, .number = literal_number},
+    [EXPR_FLOAT] = {.type = {"FloatImm", &bi_te_expr_class.type, VAL_OBJ, &bi_tir_ctor_floatimm},
+                    EXPR_CLASS_HOOKS, .number = literal_number},
+    KIND_CLASS(STR, "StringImm", &bi_tir_ctor_stringimm),
+    KIND_CLASS(VAR, "Var", &bi_tir_ctor_var),
+    KIND_CLASS(CAST, "Cast", &bi_tir_ctor_cast),
+#define BINARY_CLASS(name, kind) KIND_CLASS(kind, #name, &bi_tir_ctor_##name),
+    BI_TIR_BINARY_NODES(BINARY_CLASS)
+#undef BINARY_CLASS
+    KIND_CLASS(NOT, "Not", &bi_tir_ctor_not),
+    KIND_CLASS(SELECT, "Select", &bi_tir_ctor_select),
+    KIND_CLASS(CALL, "Call", &bi_tir_ctor_call),
+    KIND_CLASS(PRODUCER_LOAD, "ProducerLoad", NULL),
+    KIND_CLASS(REDUCE, "Reduce", NULL),
+};
+#undef KIND_CLASS
+#undef EXPR_CLASS_HOOKS
+
+static const ObjClass *expr_class(const Expr *e) {
+  return kind_classes[e->kind].type.name ? &kind_classes[e->kind] : &bi_te_expr_class;
+}
+
+static bool is_expr_class(const ObjClass *c) {
+  return c == &bi_te_expr_class || c->type.base == &bi_te_expr_class.type;
+}
+
+const ObjClass *bi_te_expr_kind_class(ExprKind k) {
+  return kind_classes[k].type.name ? &kind_classes[k] : NULL;
+}
 
 /* ---- IterVar and its Range ---- */
 
@@ -525,6 +571,20 @@ static Value *tensor_binop(Interp *I, BinOp op, Value *a, Value *b, bool right) 
   return bi_te_tensor_binop(I, op, a, b);
 }
 
+/* TVM's Object.same_as for tensors, operations and the rest of the node values: one node.
+ * (Two values wrapping one node are the same: values own no node.) */
+static Value *node_same_as(Interp *I, Value *self, Value **a) {
+  return val_bool(a[0]->kind == VAL_OBJ && a[0]->u.obj.p == self->u.obj.p &&
+                  (a[0]->u.obj.cls == self->u.obj.cls ||
+                   (bi_te_op_of(a[0]) && bi_te_op_of(self))));
+}
+
+static const Builtin node_methods[] = {
+    {"same_as", node_same_as, 1, PARAMS("other"),
+     "same_as(other) -> bool: whether other is this very node"},
+    {0},
+};
+
 const ObjClass bi_te_tensor_class = {
     .type = {"Tensor", NULL, VAL_OBJ, NULL},
     .repr = tensor_repr,
@@ -533,14 +593,33 @@ const ObjClass bi_te_tensor_class = {
     .binop = tensor_binop,
     .unop = tensor_unop,
     .compare = node_compare,
+    .methods = node_methods,
     .props = tensor_props,
 };
 
 /* ---- Operation ---- */
 
+/* The printer shows `attrs={}` (the IR holds none); a compute given attrs shows them. */
 static Value *op_repr(Interp *I, Value *self) {
   StrBuf b = STRBUF_INIT;
   ir_print_op(&b, self->u.obj.p);
+  static const char empty[] = "attrs={})";
+  size_t n = strlen(sb_cstr(&b)), m = sizeof empty - 1;
+  Value *attrs = bi_te_op_of(self)->kind == OP_COMPUTE ? bi_te_op_attrs(I, self->u.obj.p) : NULL;
+  if (attrs && dict_len(attrs) > 0 && n >= m && !strcmp(sb_cstr(&b) + n - m, empty)) {
+    Value *r = val_repr(I, attrs);
+    if (!r) {
+      sb_free(&b);
+      val_decref(attrs);
+      return NULL;
+    }
+    StrBuf c = STRBUF_INIT;
+    sb_printf(&c, "%.*sattrs=%s)", (int)(n - m), sb_cstr(&b), r->u.str.s);
+    val_decref(r);
+    sb_free(&b);
+    b = c;
+  }
+  val_xdecref(attrs);
   return val_str_sb(&b);
 }
 
@@ -580,7 +659,7 @@ static Value *compute_body(Interp *I, Value *self) {
   return bi_te_expr_list(op->noutputs, op->body);
 }
 
-static Value *compute_attrs(Interp *I, Value *self) { return val_dict_new(); }
+static Value *compute_attrs(Interp *I, Value *self) { return bi_te_op_attrs(I, self->u.obj.p); }
 
 static Value *placeholder_shape(Interp *I, Value *self) {
   const Tensor *t = ((Operation *)self->u.obj.p)->outputs[0];
@@ -603,7 +682,7 @@ static const Property compute_op_props[] = {
     {"axis", compute_axis, "the data-parallel axes, a list of IterVar"},
     {"reduce_axis", compute_reduce_axis, "the reduction axes, a list of IterVar"},
     {"body", compute_body, "the expression of each output, a list of PrimExpr"},
-    {"attrs", compute_attrs, "the operation's attributes, a dict (always empty)"},
+    {"attrs", compute_attrs, "the operation's attributes, the dict te.compute was given"},
     {0},
 };
 static const Property placeholder_op_props[] = {
@@ -627,6 +706,8 @@ static Value *bi_op_output(Interp *I, Value *self, Value **a) {
 static const Builtin op_methods[] = {
     {"output", bi_op_output, 1, PARAMS("index"),
      "output(index) -> Tensor: the index-th tensor the operation produces"},
+    {"same_as", node_same_as, 1, PARAMS("other"),
+     "same_as(other) -> bool: whether other is this very operation"},
     {0},
 };
 
