@@ -113,7 +113,8 @@ static void binary(CPrinter *p, const Expr *e, bool lane) {
 static const char *const libm_names[] = {
     "exp",   "exp2", "exp10", "log",       "log2",  "log10", "log1p", "sqrt", "tanh",
     "erf",   "sin",  "cos",   "tan",       "sinh",  "cosh",  "asin",  "acos", "atan",
-    "floor", "ceil", "round", "nearbyint", "trunc", "fabs",  "pow",   "fmod"};
+    "floor", "ceil", "round", "nearbyint", "trunc", "fabs",  "pow",   "fmod",
+    "acosh", "asinh", "atanh", "atan2"};
 
 static void call_args(CPrinter *p, const Expr *e, int first, bool lane) {
   cp_put(p, "(");

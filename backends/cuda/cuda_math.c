@@ -30,7 +30,9 @@ static const MathFn math_fns[] = {
     {"round", NULL, NULL}, /* half away from zero; hrint rounds to even */
     {"nearbyint", NULL, "hrint"},     {"trunc", NULL, "htrunc"},
     {"fabs", NULL, "__habs"},         {"pow", "__powf", NULL},
-    {"fmod", NULL, NULL},
+    {"fmod", NULL, NULL},             {"acosh", NULL, NULL},
+    {"asinh", NULL, NULL},            {"atanh", NULL, NULL},
+    {"atan2", NULL, NULL},
 };
 
 static bool is_half(DType t) { return t.code == DT_FLOAT && t.bits == 16; }

@@ -75,6 +75,10 @@ static const MathFn math_fns[] = {
     {"tir.asin", "asin", 1, M_LIBM, NULL},
     {"tir.acos", "acos", 1, M_LIBM, NULL},
     {"tir.atan", "atan", 1, M_LIBM, NULL},
+    {"tir.acosh", "acosh", 1, M_LIBM, NULL},
+    {"tir.asinh", "asinh", 1, M_LIBM, NULL},
+    {"tir.atanh", "atanh", 1, M_LIBM, NULL},
+    {"tir.atan2", "atan2", 2, M_LIBM, NULL},
     {"tir.floor", "llvm.floor", 1, M_INTRINSIC, NULL},
     {"tir.ceil", "llvm.ceil", 1, M_INTRINSIC, NULL},
     {"tir.round", "llvm.round", 1, M_INTRINSIC, NULL}, /* half away from zero, as TVM's */

@@ -616,6 +616,7 @@ static Value **sort_keys(Interp *I, Value **items, int64_t n, Value *key) {
 
 /* Sorts items[0..n) in place, or leaves them as they were on error. */
 static int sort_items(Interp *I, Value **items, int64_t n, Value *key, bool reverse) {
+  if (n == 0) return 0; /* nothing to sort (and val_alloc of nothing is NULL) */
   bool keyed = key && key->kind != VAL_NONE;
   Value **keys = keyed ? sort_keys(I, items, n, key) : items;
   if (!keys) return -1;

@@ -2,6 +2,7 @@
  * variables and constants, te.placeholder and te.compute, reduce and thread axes, the
  * conditional and logical helpers and the math intrinsics, and the tables that make them
  * module members, te.create_schedule and tvm.lower (tvm/sched.c) among them. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,7 +611,9 @@ static Value *math1(Interp *I, Value *x, const char *fn, const char *op, MathKin
   X(sin, "tir.sin", MATH_FLOAT) X(cos, "tir.cos", MATH_FLOAT) X(tan, "tir.tan", MATH_FLOAT)  \
   X(sinh, "tir.sinh", MATH_FLOAT) X(cosh, "tir.cosh", MATH_FLOAT)                            \
   X(asin, "tir.asin", MATH_FLOAT) X(acos, "tir.acos", MATH_FLOAT)                            \
-  X(atan, "tir.atan", MATH_FLOAT) X(floor, "tir.floor", MATH_ROUND)                          \
+  X(atan, "tir.atan", MATH_FLOAT) X(acosh, "tir.acosh", MATH_FLOAT)                          \
+  X(asinh, "tir.asinh", MATH_FLOAT) X(atanh, "tir.atanh", MATH_FLOAT)                        \
+  X(floor, "tir.floor", MATH_ROUND)                                                          \
   X(ceil, "tir.ceil", MATH_ROUND) X(round, "tir.round", MATH_ROUND)                          \
   X(trunc, "tir.trunc", MATH_ROUND) X(nearbyint, "tir.nearbyint", MATH_ROUND)
 
@@ -642,6 +645,61 @@ static Value *fn_isnan(Interp *I, Value *self, Value **a) {
   if (!x) return NULL;
   if (!dt_is_float(x->dtype)) return bi_te_wrap_expr(ir_int(arena(I), DT_BOOL1, 0));
   return wrap_or_null(bi_te_intrin(I, DT_BOOL1, "tir.isnan", 1, &x));
+}
+
+/* TVM's isinf: |x| == inf and not NaN for a float, False for an integer. */
+static Expr *isinf_expr(Interp *I, Expr *x) {
+  DType b = DT_MAKE(DT_BOOL, 1, x->dtype.lanes);
+  if (!dt_is_float(x->dtype)) return ir_int(arena(I), b, 0);
+  Expr *ab = bi_te_intrin(I, x->dtype, "tir.fabs", 1, &x);
+  Expr *nan = bi_te_intrin(I, b, "tir.isnan", 1, &x);
+  if (!ab || !nan) return NULL;
+  Expr *inf = ir_float(arena(I), dt_element(x->dtype), INFINITY);
+  if (x->dtype.lanes > 1) inf = ir_broadcast(arena(I), inf, x->dtype.lanes);
+  Expr *eq = ir_binary(arena(I), EXPR_EQ, ab, inf);
+  return bi_te_shallow(I, ir_binary(arena(I), EXPR_AND, eq, ir_not(arena(I), nan)));
+}
+
+static Value *fn_isinf(Interp *I, Value *self, Value **a) {
+  Expr *x = bi_te_to_expr(I, a[0], "isinf");
+  return x ? wrap_or_null(isinf_expr(I, x)) : NULL;
+}
+
+/* TVM's isfinite: neither infinite nor NaN (True for an integer). */
+static Value *fn_isfinite(Interp *I, Value *self, Value **a) {
+  Expr *x = bi_te_to_expr(I, a[0], "isfinite");
+  if (!x) return NULL;
+  if (!dt_is_float(x->dtype)) return bi_te_wrap_expr(ir_int(arena(I), DT_BOOL1, 1));
+  Expr *inf = isinf_expr(I, x);
+  Expr *nan = bi_te_intrin(I, DT_MAKE(DT_BOOL, 1, x->dtype.lanes), "tir.isnan", 1, &x);
+  if (!inf || !nan) return NULL;
+  Expr *r = ir_binary(arena(I), EXPR_AND, ir_not(arena(I), inf), ir_not(arena(I), nan));
+  return wrap_or_null(bi_te_shallow(I, r));
+}
+
+/* TVM's atan2(x1, x2): @tir.atan2 in x1's dtype, a float; x2 must have it too. */
+static Value *fn_atan2(Interp *I, Value *self, Value **a) {
+  char n1[32], n2[32];
+  Expr *args[2] = {bi_te_to_expr(I, a[0], "atan2: x1"), bi_te_to_expr(I, a[1], "atan2: x2")};
+  if (!args[0] || !args[1]) return NULL;
+  if (!dt_is_float(args[0]->dtype) || !dt_eq(args[0]->dtype, args[1]->dtype))
+    return interp_raise(I, EXC_TypeError, "atan2 needs two floats of one dtype, not %s and %s",
+                        dt_name(args[0]->dtype, n1), dt_name(args[1]->dtype, n2));
+  return wrap_or_null(bi_te_intrin(I, args[0]->dtype, "tir.atan2", 2, args));
+}
+
+/* tvm.tir.reinterpret(dtype, value): value's bits read as dtype, which has its size. */
+static Value *fn_reinterpret(Interp *I, Value *self, Value **a) {
+  DType t;
+  char x[32], y[32];
+  if (bi_te_dtype_arg(I, a[0], "reinterpret", "dtype", DT_I32, &t) < 0) return NULL;
+  Expr *e = bi_te_to_expr(I, a[1], "reinterpret: value");
+  if (!e) return NULL;
+  if (t.bits * t.lanes != e->dtype.bits * e->dtype.lanes || t.code == DT_HANDLE ||
+      e->dtype.code == DT_HANDLE)
+    return interp_raise(I, EXC_TypeError, "reinterpret: cannot read %s as %s, the sizes differ",
+                        dt_name(e->dtype, x), dt_name(t, y));
+  return wrap_or_null(bi_te_intrin(I, t, "tir.reinterpret", 1, &e));
 }
 
 /* name, operator: the two-operand functions, each a binary operator under SPEC §6's rules. */
@@ -689,6 +747,13 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
       "min_value(dtype) -> PrimExpr: the smallest value of dtype"),                         \
   ROW("abs", fn_abs, 1, PARAMS("x"), "abs(x) -> PrimExpr: |x| (@tir.fabs for floats)"),  \
   ROW("isnan", fn_isnan, 1, PARAMS("x"), "isnan(x) -> PrimExpr: whether x is a NaN"),    \
+  ROW("isinf", fn_isinf, 1, PARAMS("x"), "isinf(x) -> PrimExpr: whether x is +-inf"),    \
+  ROW("isfinite", fn_isfinite, 1, PARAMS("x"),                                           \
+      "isfinite(x) -> PrimExpr: whether x is neither infinite nor NaN"),                    \
+  ROW("atan2", fn_atan2, 2, PARAMS("x1", "x2"),                                          \
+      "atan2(x1, x2) -> PrimExpr: @tir.atan2(x1, x2), the angle of (x2, x1)"),              \
+  ROW("reinterpret", fn_reinterpret, 2, PARAMS("dtype", "value"),                        \
+      "reinterpret(dtype, value) -> PrimExpr: value's bits read as dtype"),                 \
   BI_TE_MATH1(MATH1_ROW) BI_TE_MATH2(MATH2_ROW)
 
 /* The te functions that build tensors and axes (te, and tvm's old spellings). */
