@@ -324,10 +324,11 @@ static bool reparse(CgLlvmCode *c, Diag *d) {
   return false;
 }
 
-/* Code generation for the target machine, on a copy of the module. */
+/* Code generation for the target machine, on a copy of the module (code generated from the
+ * module itself differs in register choice and order from that of its copy, which every build
+ * made so far). The text is printed only when asked for (get_source, the cache's entry). */
 static bool emit(CgLlvmCode *c, LLVMCodeGenFileType kind, void **data, size_t *len, Diag *d) {
   if (!reparse(c, d)) return false;
-  cg_llvm_ir_text(c); /* the text shows the module before code generation touches a copy */
   LLVMModuleRef copy = LLVMCloneModule(c->mod);
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;

@@ -12,7 +12,12 @@
  * the schedule left scalar, and the unroller after it. The bench
  * kernels (the .tes files of bench/kernels) compile to the same vector code as with
  * default<O3> (the same FMAs in their inner loops, as few branches) in about two thirds of the
- * time.
+ * time. Left out besides, because without each of them (and without all of them together)
+ * every bench kernel compiles to the very same machine code: the first simplifycfg, the
+ * vectorizer's preparations (float2int, a second rotation, loop-load-elim), vector-combine
+ * (SLP is off) and the instcombine after it, and O3's tail (a last LICM,
+ * alignment-from-assumptions, loop-sink, instsimplify, simplifycfg): about a tenth of the
+ * pipeline's time.
  *
  * TES_LLVM_PASSES, when set, replaces the pipeline at levels 1 to 3 (a pipeline text as
  * `opt -passes` takes, e.g. "default<O3>"), to compare pipelines; it is part of the compile
@@ -29,22 +34,18 @@ static const char tes_pipeline[] =
     "cgscc(inline),"
     "function("
     /* the generator's IR cleaned up */
-    "sroa<modify-cfg>,early-cse<>,simplifycfg," IC ","
+    "sroa<modify-cfg>,early-cse<>," IC ","
     "loop-mssa(" LICM "," ROTATE "," LICM ",simple-loop-unswitch<nontrivial;trivial>),"
     "simplifycfg," IC ","
     /* loops simplified: wide induction variables, constant loops unrolled */
     "loop(indvars,loop-deletion),loop-unroll<O3;no-partial;no-runtime;no-upperbound>,"
     "sroa<modify-cfg>,gvn<>," IC ",dse,loop-mssa(" LICM "),simplifycfg,"
     /* vectorizing what the schedule left scalar, as default<O3> does */
-    "float2int,loop(" ROTATE ",loop-deletion),"
-    "loop-vectorize<no-interleave-forced-only;no-vectorize-forced-only>,infer-alignment,"
-    "loop-load-elim," IC ","
+    "loop-vectorize<no-interleave-forced-only;no-vectorize-forced-only>,infer-alignment," IC ","
     "simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;"
     "switch-to-lookup;no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;"
     "simplify-cond-branch;no-speculate-unpredictables>,"
-    "vector-combine," IC ",loop-unroll<O3>,sroa<preserve-cfg>,infer-alignment," IC ","
-    "loop-mssa(" LICM "),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
-    "simplifycfg)";
+    "loop-unroll<O3>,sroa<preserve-cfg>,infer-alignment," IC ",div-rem-pairs)";
 
 const char *cg_pipeline(int opt_level) {
   static const char *const levels[] = {"default<O0>", "default<O1>", tes_pipeline, tes_pipeline};
