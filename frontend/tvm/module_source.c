@@ -11,6 +11,7 @@
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/vta_runtime.h"
 
 /* A cuda module's text by fmt: its own (CUDA C, or the host's launches), "cuda" (the kernels),
  * "ptx"; NULL for another fmt. */
@@ -115,6 +116,7 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
     if (!bi_llvm->object(m->code, (void **)&data, &len, &d))
       return bi_raise_diag(I, EXC_RuntimeError, &d);
     rc = write_file(I, path, data, len);
+    if (rc == 0 && m->vta) bi_vta_saved(m, data, len); /* for LocalSession.load_module */
   } else {
     return interp_raise(I, EXC_ValueError, "save: unknown format '%s' (ll, s, o)", fmt);
   }

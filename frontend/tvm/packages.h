@@ -16,5 +16,7 @@ int bi_tvm_nd_module_init(Interp *I, Value *module);
 
 /* tvm.contrib.nvcc's members (tvm/contrib_nvcc.c). */
 extern const Builtin bi_nvcc_funcs[];
+/* tvm.contrib.utils: tempdir (contrib_utils.c) */
+extern const Builtin bi_contrib_utils_funcs[];
 
 #endif
