@@ -83,28 +83,7 @@ static bool live(const char *fn, void *cmd, bool has_cmd) {
   return true;
 }
 
-/* ---- the functions generated code calls ---- */
-
-void *VTATLSCommandHandle(void);
-int32_t VTALoadBuffer2D(void *cmd, void *src, int32_t src_elem_offset, int32_t x_size,
-                        int32_t y_size, int32_t x_stride, int32_t x_pad_before,
-                        int32_t y_pad_before, int32_t x_pad_after, int32_t y_pad_after,
-                        int32_t dst_sram_index, int32_t dst_memory_type);
-int32_t VTAStoreBuffer2D(void *cmd, int32_t src_sram_index, int32_t src_memory_type, void *dst,
-                         int32_t dst_elem_offset, int32_t x_size, int32_t y_size,
-                         int32_t x_stride);
-int32_t VTADepPush(void *cmd, int32_t from, int32_t to);
-int32_t VTADepPop(void *cmd, int32_t from, int32_t to);
-int32_t VTASynchronize(void *cmd, int32_t wait_cycles);
-int32_t VTAUopKernelSignature(int64_t value);
-int32_t VTAUopKernelBegin(void *cmd, int32_t site);
-int32_t VTAUopLoopBegin(int32_t extent, int32_t dst_factor, int32_t src_factor,
-                        int32_t wgt_factor);
-int32_t VTAUopLoopEnd(void);
-int32_t VTAUopPush(int32_t mode, int32_t reset, int32_t dst, int32_t src, int32_t wgt,
-                   int32_t opcode, int32_t use_imm, int32_t imm);
-int32_t VTAPushGEMMOp(void *cmd);
-int32_t VTAPushALUOp(void *cmd);
+/* ---- the functions generated code calls (vta_runtime.h) ---- */
 
 void *VTATLSCommandHandle(void) { return &R; }
 
@@ -367,7 +346,7 @@ NDArray *bi_vta_nd_new(Interp *I, DType t, int ndim, const int64_t *shape, int i
 /* ---- a module's run ---- */
 
 int bi_vta_enter(Interp *I, Built *m) {
-  if (!bi_vta_runtime_ready(I)) return -1;
+  if (!session(I)) return -1;
   if (!m->vta_kernels) m->vta_kernels = xcalloc(1, sizeof *m->vta_kernels);
   R.mod = m->vta_kernels;
   R.failed = false;
