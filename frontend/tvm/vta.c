@@ -26,6 +26,7 @@
 typedef struct VtaEnv {
   VtaConfig cfg;
   Value *gemm; /* env.gemm, built on first use (vta.intrin.gemm, stdlib/vta/intrin.tes) */
+  Value *dev;  /* env.dev, made on first use (vta_dev.c) */
 } VtaEnv;
 
 static const ObjClass env_class;
@@ -158,8 +159,16 @@ static Value *env_gemm(Interp *I, Value *self) {
   return e->gemm ? val_incref(e->gemm) : NULL;
 }
 
+/* env.dev: VTA's DevContext, one per environment */
+static Value *env_dev(Interp *I, Value *self) {
+  VtaEnv *e = self->u.obj.p;
+  if (!e->dev) e->dev = bi_vta_dev_new(I);
+  return val_incref(e->dev);
+}
+
 static void env_free(void *p) {
   VtaEnv *e = p;
+  if (e->dev) val_decref(e->dev);
   if (e->gemm) val_decref(e->gemm);
   free(e);
 }
@@ -169,6 +178,8 @@ static const Property env_props[] = {
     ENV_INTS(PROP) ENV_STRS(PROP)
 #undef PROP
     {"target", env_target, "the target of VTA code: ext_dev -keys=vta,cpu -device=vta -model=..."},
+    {"dev", env_dev, "VTA's DevContext: vta_axis, command_handle, vta_push_uop, the memory, ALU "
+                     "opcode and queue numbers, get_task_qid"},
     {"gemm", env_gemm, "the GEMM tensor intrinsic: BATCH x BLOCK_IN inputs times BLOCK_OUT x "
                        "BLOCK_IN weights into BATCH x BLOCK_OUT accumulators, in VTA's buffers"},
     {0},
@@ -192,6 +203,7 @@ static Value *env_new(const VtaConfig *c) {
   VtaEnv *e = xmalloc(sizeof *e);
   e->cfg = *c;
   e->gemm = NULL;
+  e->dev = NULL;
   return val_obj_new(&env_class, e);
 }
 
