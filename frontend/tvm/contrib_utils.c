@@ -62,7 +62,7 @@ static Value *m_listdir(Interp *I, Value *self, Value **a) {
       names[n++] = xstrdup(e->d_name);
     }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_names); /* readdir's order is the file system's */
+  if (n) qsort(names, n, sizeof *names, cmp_names); /* readdir's order is the file system's */
   Value *l = val_list_new((int64_t)n);
   for (size_t i = 0; i < n; i++) {
     val_list_append_take(l, val_cstr(names[i]));

@@ -270,7 +270,7 @@ int bi_module_run(Interp *I, Built *m, Args *a) {
   void *saved = bi_packed_enter(I, a);
   int32_t rc = m->packed(a->slots);
   bi_packed_leave(saved);
-  if (m->vta && bi_vta_leave(I, m) < 0) return -1;
+  if (m->vta && bi_vta_leave(I, m, rc == 0) < 0) return -1;
   if (rc == 0) return 0;
   /* a function call_packed ran raised: its exception is the error */
   if (rc == CG_LLVM_ERR_PACKED && interp_error_pending(I)) return -1;

@@ -2,8 +2,8 @@
  * written by hand (ir_builder) rather than lowered from a schedule, for tvm.build and
  * vta.build. A parameter is a handle Var that buffer_map maps to its Buffer (TVM's form), or
  * a Buffer itself; the body refers to each buffer's data. The result is a PrimFunc named
- * "main", as tvm.lower's; its lowering holds only the function, the body staying in the
- * session's arena. */
+ * "main", as tvm.lower's; its lowering holds only the function, the body and the parameters'
+ * tensors staying in the session's arena. */
 #include "frontend/lang/interp.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
@@ -57,8 +57,9 @@ Value *bi_tir_primfunc(Interp *I, Value *self, Value **a) {
       return NULL;
     }
     f->params[i] = b;
+    /* in the session's arena, as te's tensors are: PrimFunc.params outlives the PrimFunc */
     f->param_tensors[i] =
-        ir_placeholder_op(&l->arena, b->name, b->ndim, b->shape, b->dtype)->outputs[0];
+        ir_placeholder_op(arena(I), b->name, b->ndim, b->shape, b->dtype)->outputs[0];
   }
   l->f = f;
   return val_obj_new(&bi_sched_primfunc_class, l);

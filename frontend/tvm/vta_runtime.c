@@ -356,7 +356,7 @@ int bi_vta_enter(Interp *I, Built *m) {
   return 0;
 }
 
-int bi_vta_leave(Interp *I, Built *m) {
+int bi_vta_leave(Interp *I, Built *m, bool ok) {
   R.mod = NULL;
   size_t left = 0;
   if (!R.failed) vta_cmdq_insns(R.q, &left);
@@ -364,12 +364,13 @@ int bi_vta_leave(Interp *I, Built *m) {
   if (!R.failed)
     fail(R.cur ? "a micro-op kernel begun and not pushed"
                : "VTA instructions left without a VTASynchronize (vta.coproc_sync)");
-  /* a fresh queue: the failed one holds part of a stream; kernels are recorded again */
+  /* a fresh queue: the old one holds part of a stream; kernels are recorded again */
   vta_cmdq_free(R.q);
   R.q = vta_cmdq_new(vta_sim_config(R.sim), R.uop_phys, sim_run, NULL);
   R.cur = NULL;
   R.recording = false;
   R.failed = false;
+  if (!ok) return 0; /* the caller raises why the function stopped */
   interp_raise(I, EXC_RuntimeError, "%s: %s", m->name, R.err);
   return -1;
 }

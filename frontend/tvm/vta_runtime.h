@@ -42,11 +42,13 @@ bool bi_vta_runtime_ready(Interp *I);
 /* A zero-filled array of VTA's DRAM on ext_dev(id); NULL with an error raised. */
 NDArray *bi_vta_nd_new(Interp *I, DType t, int ndim, const int64_t *shape, int id);
 
-/* Around a VTA module's NAME_packed: enter makes m's micro-op kernels the current ones; leave
- * raises the first error the runtime's functions met (RuntimeError, with the queue's or the
- * simulator's message) and refuses instructions left without a VTASynchronize. -1 raised. */
+/* Around a VTA module's NAME_packed: enter makes m's micro-op kernels the current ones; leave,
+ * when the function returned 0 (ok), raises the first error the runtime's functions met
+ * (RuntimeError, with the queue's or the simulator's message) and refuses instructions left
+ * without a VTASynchronize; else (an assert failed, Ctrl-C: the caller raises that) it drops
+ * what the run left in the queue. -1 raised. */
 int bi_vta_enter(Interp *I, Built *m);
-int bi_vta_leave(Interp *I, Built *m);
+int bi_vta_leave(Interp *I, Built *m, bool ok);
 /* The micro-op kernels recorded for m, freed with it. */
 void bi_vta_module_free(Built *m);
 

@@ -7,6 +7,8 @@
  *   @tir.vta.uop_push(mode, reset, dst, src, wgt, opcode, use_imm, imm)
  *                                         -> VTAUopPush(the same)
  *   attr "coproc_scope" = q { body }      -> body (the queue is each call's own)
+ *   allocate(B: Pointer(local.inp_buffer ...)) { body }  -> body (VTA's SRAM, named by index;
+ *                                            also local.wgt_buffer, acc_buffer, uop_buffer)
  *   attr "coproc_uop_scope" = "VTAPushGEMMOp" { body }   (or "VTAPushALUOp")
  *     -> VTAUopKernelSignature(v) for each variable body reads that is bound outside it,
  *        if (VTAUopKernelBegin(cmd, site) != 0) { body }
@@ -19,7 +21,8 @@
  * Guarantees: no tir.vta.* call and no coproc attr is left. Errors on ctx->diag: an unknown
  *   tir.vta builtin, a uop scope naming another function, a scope's free variable that is not
  *   an integer; "not supported yet" for what VTA's passes should have lowered (a pragma_alu or
- *   pragma_dma_copy stage, a micro-op push on buffer pointers).
+ *   pragma_dma_copy stage, a micro-op push on buffer pointers, the host reading or writing an
+ *   on-chip buffer).
  * Why here: run by vta.build after lowering, before the llvm back end; not part of lower_run,
  *   so vta.lower prints what TVM's vta.lower prints. */
 #include "ir/pass/vta_lower_runtime.h"
@@ -132,6 +135,12 @@ static Stmt *uop_scope(Lower *l, Stmt *s) {
   return ir_seq(a, nvars + 2, items);
 }
 
+static bool on_chip(const char *scope) {
+  return scope && (strcmp(scope, "local.inp_buffer") == 0 ||
+                   strcmp(scope, "local.wgt_buffer") == 0 ||
+                   strcmp(scope, "local.acc_buffer") == 0 || strcmp(scope, "local.uop_buffer") == 0);
+}
+
 static Stmt *lower_stmt(IrMutator *m, Stmt *s) {
   Lower *l = (Lower *)m;
   if (s->kind == STMT_ATTR && (strcmp(s->u.attr.key, "pragma_alu") == 0 ||
@@ -142,6 +151,15 @@ static Stmt *lower_stmt(IrMutator *m, Stmt *s) {
   }
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "coproc_scope") == 0)
     return ir_mutate_stmt(m, s->u.attr.body);
+  if (s->kind == STMT_ALLOCATE && on_chip(s->u.alloc.scope)) {
+    /* VTA's SRAM: its calls name places in it by index; the host has nothing to allocate */
+    if (ir_stmt_uses_var(s->u.alloc.body, s->u.alloc.buffer_var)) {
+      fail(l, "not supported yet: the host code reads or writes %s, a buffer in %s",
+           s->u.alloc.buffer_var->name, s->u.alloc.scope);
+      return s;
+    }
+    return ir_mutate_stmt(m, s->u.alloc.body);
+  }
   if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "coproc_uop_scope") == 0)
     return uop_scope(l, s);
   return ir_mutate_children_stmt(m, s);

@@ -2,9 +2,9 @@
  * the command handle, dependence tokens and the synchronisation become calls of VTA's runtime;
  * a coproc_scope is dropped; a coproc_uop_scope becomes its signature (each variable its body
  * reads from outside, as int64), the body guarded by VTAUopKernelBegin(cmd, site) with sites
- * numbered in order, and the push; VTA's builtins the runtime does not have, a uop scope naming
- * another function, a stage VTA's passes did not lower and a push on buffer pointers are
- * errors. */
+ * numbered in order, and the push; an on-chip buffer's allocation is dropped; VTA's builtins the
+ * runtime does not have, a uop scope naming another function, a stage VTA's passes did not
+ * lower, a push on buffer pointers and the host touching an on-chip buffer are errors. */
 #include "ir/pass/vta_lower_runtime.h"
 #include "tests/unit/schedule/sched_test.h"
 
@@ -101,6 +101,24 @@ static void test_errors(void) {
                "not supported yet: a micro-op kernel reading f (float32), not an integer");
   Expr *ptr = ir_call(&A, DT_HANDLE64, "tir.tvm_access_ptr", CALL_PURE, 0, NULL);
   expect_error(uop_scope("VTAPushGEMMOp", push(ptr)), "buffer pointers (@tir.tvm_access_ptr)");
+  Var *buf = ir_var(&A, "inp", DT_HANDLE64);
+  Expr *ext = I(16);
+  Stmt *use = eval(ir_call(&A, DT_I32, "f", CALL_EXTERN, 1, (Expr *[]){V(buf)}));
+  expect_error(ir_allocate(&A, buf, DT_MAKE(DT_INT, 8, 1), 1, &ext, "local.inp_buffer", NULL,
+                           use),
+               "not supported yet: the host code reads or writes inp, a buffer in "
+               "local.inp_buffer");
+}
+
+/* an on-chip buffer's allocation is dropped: VTA's calls name its places by index */
+static void test_on_chip_alloc(void) {
+  Var *buf = ir_var(&A, "acc", DT_HANDLE64);
+  Expr *ext = I(16);
+  Stmt *s = ir_allocate(&A, buf, DT_I32, 1, &ext, "local.acc_buffer", NULL,
+                        eval(intrin("tir.vta.coproc_sync", 0, NULL)));
+  Diag d = DIAG_INIT;
+  CHECK_TEXT(ps(lowered_rt(s, &d)), EXT("VTASynchronize") CMD ", 2147483647, dtype=int32)\n");
+  CHECK(!diag_failed(&d));
 }
 
 int main(void) {
@@ -110,6 +128,7 @@ int main(void) {
   test_builtins();
   test_uop_scope();
   test_errors();
+  test_on_chip_alloc();
   sb_free(&sb);
   arena_free(&A);
   return finish();

@@ -90,7 +90,7 @@ static void test_gemm(void) {
     int recorded[4] = {0};
     CHECK(bi_vta_enter(I, &m) == 0);
     gemm_run(recorded);
-    CHECK(bi_vta_leave(I, &m) == 0);
+    CHECK(bi_vta_leave(I, &m, true) == 0);
     if (interp_error_pending(I)) printf("  %s\n", taken());
     /* recorded on the first run only, the third reset's kernel never */
     CHECK(recorded[0] == !run_no && recorded[1] == !run_no && recorded[2] == 0 &&
@@ -119,7 +119,7 @@ static void test_gemm(void) {
 static const char *failing(void (*body)(void *cmd)) {
   CHECK(bi_vta_enter(I, &m) == 0);
   body(VTATLSCommandHandle());
-  CHECK(bi_vta_leave(I, &m) < 0 && interp_error_matches(I, EXC_RuntimeError));
+  CHECK(bi_vta_leave(I, &m, true) < 0 && interp_error_matches(I, EXC_RuntimeError));
   return taken();
 }
 
