@@ -92,19 +92,52 @@ static void start_session(void) {
 #endif
 }
 
+/* Functions of the host that generated code calls by name (jit_define_host_symbols); set
+ * under S.lock, read by define_runtime under it. */
+static struct {
+  const char **names;
+  void **addrs;
+  int n;
+} host_syms;
+
+void jit_define_host_symbols(int n, const char *const *names, void *const *addrs) {
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < n; i++) {
+    int j = 0;
+    while (j < host_syms.n && strcmp(host_syms.names[j], names[i]) != 0) j++;
+    if (j == host_syms.n) {
+      host_syms.names = xrealloc(host_syms.names, (size_t)(j + 1) * sizeof *host_syms.names);
+      host_syms.addrs = xrealloc(host_syms.addrs, (size_t)(j + 1) * sizeof *host_syms.addrs);
+      host_syms.names[j] = names[i]; /* the caller's: static strings */
+      host_syms.n++;
+    }
+    host_syms.addrs[j] = addrs[i];
+  }
+  pthread_mutex_unlock(&S.lock);
+}
+
 /* The runtime's functions and its interrupt flag (the one in use now: the host's, once it has
  * named it), which the process need not export for dlsym to see them. */
 static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
+  enum { NRT = 3 };
   const struct {
     const char *name;
     void *addr;
     bool callable;
-  } defs[] = {{"rt_parallel_for", (void *)rt_parallel_for, true},
-              {"rt_call_packed", (void *)rt_call_packed, true},
-              {RT_INTERRUPT_SYMBOL, (void *)rt_interrupt_flag(), false}};
-  enum { N = sizeof defs / sizeof *defs };
-  LLVMOrcCSymbolMapPair syms[N];
+  } defs[NRT] = {{"rt_parallel_for", (void *)rt_parallel_for, true},
+                 {"rt_call_packed", (void *)rt_call_packed, true},
+                 {RT_INTERRUPT_SYMBOL, (void *)rt_interrupt_flag(), false}};
+  int N = NRT + host_syms.n;
+  LLVMOrcCSymbolMapPair *syms = xmalloc((size_t)N * sizeof *syms);
   for (int i = 0; i < N; i++) {
+    if (i >= NRT) { /* the host's functions (jit_define_host_symbols) */
+      syms[i].Name = LLVMOrcLLJITMangleAndIntern(S.jit, host_syms.names[i - NRT]);
+      syms[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)host_syms.addrs[i - NRT];
+      syms[i].Sym.Flags.GenericFlags =
+          LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+      syms[i].Sym.Flags.TargetFlags = 0;
+      continue;
+    }
     syms[i].Name = LLVMOrcLLJITMangleAndIntern(S.jit, defs[i].name);
     syms[i].Sym.Address = (LLVMOrcJITTargetAddress)(uintptr_t)defs[i].addr;
     syms[i].Sym.Flags.GenericFlags =
@@ -112,7 +145,8 @@ static LLVMErrorRef define_runtime(LLVMOrcJITDylibRef jd) {
         (defs[i].callable ? LLVMJITSymbolGenericFlagsCallable : LLVMJITSymbolGenericFlagsNone);
     syms[i].Sym.Flags.TargetFlags = 0;
   }
-  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, N);
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, (size_t)N);
+  free(syms);
   LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, mu);
   if (e) LLVMOrcDisposeMaterializationUnit(mu);
   return e;

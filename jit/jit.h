@@ -24,6 +24,11 @@ void *jit_lookup(JitLib *lib, const char *name, Diag *d);
 /* Starts the JIT session now (the first load does otherwise): a build's front end runs this
  * on a thread of its own while it lowers. Any thread, any number of times. */
 void jit_start(void);
+/* Functions of the host that generated code calls by name (VTA's runtime,
+ * frontend/tvm/vta_runtime.c): every object loaded after this call resolves names[i] to
+ * addrs[i] before the process's own symbols. The names are kept, not copied (static strings);
+ * a name defined again gets the new address. Any thread. */
+void jit_define_host_symbols(int n, const char *const *names, void *const *addrs);
 /* Frees the object's code; addresses looked up in it are dead after. NULL is fine. */
 void jit_unload(JitLib *lib);
 

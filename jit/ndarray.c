@@ -80,9 +80,15 @@ NDArray *nd_copy(const NDArray *a) {
   return c;
 }
 
+static void (*ext_release)(int device_id, void *data);
+
+void nd_set_ext_free(void (*release)(int device_id, void *data)) { ext_release = release; }
+
 void nd_free(NDArray *a) {
   if (!a) return;
-  if (a->device == ND_CUDA)
+  if (a->device == ND_EXT_DEV) {
+    if (ext_release) ext_release(a->device_id, a->data);
+  } else if (a->device == ND_CUDA)
     cuda_mem_free(a->device_id, (CudaPtr)(uintptr_t)a->data, NULL);
   else
     free_data(a->data);

@@ -18,7 +18,7 @@
 
 enum { ND_MAX_DIMS = 32 }; /* numpy's limit */
 
-typedef enum { ND_CPU = 1, ND_CUDA = 2 } NDDevice; /* DLPack's numbering */
+typedef enum { ND_CPU = 1, ND_CUDA = 2, ND_EXT_DEV = 12 } NDDevice; /* DLPack's numbering */
 
 typedef struct NDArray {
   DType dtype; /* lanes 1; bool is {DT_BOOL, 8, 1} in memory: one byte per element */
@@ -41,6 +41,9 @@ NDArray *nd_new_nodata(DType t, int ndim, const int64_t *shape);
 NDArray *nd_copy(const NDArray *a);
 /* Frees a and its data, host or device memory. */
 void nd_free(NDArray *a);
+/* How nd_free releases the data of an ND_EXT_DEV array (VTA's DRAM, whose owner sets it before
+ * making one; frontend/tvm/vta_runtime.c). Its data is host-addressable: the simulator's. */
+void nd_set_ext_free(void (*release)(int device_id, void *data));
 /* size * nd_elem_bytes(dtype): the bytes of data in use. */
 size_t nd_nbytes(const NDArray *a);
 

@@ -41,6 +41,8 @@ typedef struct TesLlvm {
   bool (*cache_save)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
   bool (*cache_load)(CgLlvmCode *c, const void *data, size_t len);
   void (*start_jit)(void); /* jit/jit.h: jit_start */
+  /* jit/jit.h: jit_define_host_symbols */
+  void (*define_host_symbols)(int n, const char *const *names, void *const *addrs);
 } TesLlvm;
 
 /* What the plugin exports. */

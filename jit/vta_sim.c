@@ -15,7 +15,8 @@
 #define PAGE 4096u
 
 typedef struct Block {
-  uint32_t phys, size;
+  uint32_t phys, size; /* size: whole pages */
+  size_t nbytes;       /* as asked */
 } Block;
 
 struct VtaSim {
@@ -100,7 +101,7 @@ uint32_t vta_sim_alloc(VtaSim *s, size_t nbytes, char err[VTA_SIM_ERR]) {
     s->blocks = xrealloc(s->blocks, (size_t)s->capblocks * sizeof *s->blocks);
   }
   memmove(s->blocks + i + 1, s->blocks + i, (size_t)(s->nblocks - i) * sizeof *s->blocks);
-  s->blocks[i] = (Block){(uint32_t)at, (uint32_t)size};
+  s->blocks[i] = (Block){(uint32_t)at, (uint32_t)size, nbytes};
   s->nblocks++;
   memset(s->dram + at, 0, size);
   return (uint32_t)at;
@@ -122,6 +123,20 @@ uint8_t *vta_sim_dram(VtaSim *s, uint32_t phys, size_t nbytes) {
       return s->dram + phys;
   }
   return NULL;
+}
+
+uint32_t vta_sim_phys_of(const VtaSim *s, const void *host, size_t *nbytes_after) {
+  const uint8_t *p = host;
+  if (p < s->dram || p >= s->dram + s->dram_bytes) return 0;
+  uint32_t phys = (uint32_t)(p - s->dram);
+  for (int i = 0; i < s->nblocks; i++) {
+    const Block *b = &s->blocks[i];
+    if (phys >= b->phys && phys < b->phys + b->nbytes) {
+      *nbytes_after = b->nbytes - (phys - b->phys);
+      return phys;
+    }
+  }
+  return 0;
 }
 
 const void *vta_sim_sram(const VtaSim *s, int mem) {

@@ -45,6 +45,11 @@ void vta_sim_release(VtaSim *s, uint32_t phys); /* a buffer vta_sim_alloc gave *
 /* The host view of physical address phys (which must lie in an allocated buffer), else NULL. */
 uint8_t *vta_sim_dram(VtaSim *s, uint32_t phys, size_t nbytes);
 
+/* The physical address of host (a pointer into a buffer vta_sim_alloc gave, within the bytes
+ * asked for), with *nbytes_after the buffer's bytes from there to its end; 0 when host is not
+ * in one. */
+uint32_t vta_sim_phys_of(const VtaSim *s, const void *host, size_t *nbytes_after);
+
 /* Runs n instructions (the stream must end with FINISH). 0, or -1 with err naming the
  * instruction (its index and kind) and what is wrong with it; the SRAMs and DRAM then hold
  * whatever ran before it. */

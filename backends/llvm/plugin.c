@@ -32,6 +32,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .cache_save = cg_llvm_cache_save,
       .cache_load = cg_llvm_cache_load,
       .start_jit = jit_start,
+      .define_host_symbols = jit_define_host_symbols,
   };
   return &table;
 }

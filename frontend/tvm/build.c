@@ -16,6 +16,7 @@
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/vta_runtime.h"
 #include "jit/nvrtc.h"
 
 const TesLlvm *bi_llvm;
@@ -25,6 +26,7 @@ static void built_free(void *p) {
   if (m->lib) bi_llvm->unload(m->lib);
   if (m->code) bi_llvm->free(m->code);
   if (m->lowered) bi_sched_lowered_release(m->lowered);
+  bi_vta_module_free(m);
   bi_module_cuda_free(m); /* before the kernels it names */
   cg_cuda_free(m->kernels);
   free(m->c_source);
@@ -59,7 +61,9 @@ static Value *module_getitem(Interp *I, Value *self, Value *key) {
 
 static Value *module_entry_name(Interp *I, Value *self) { return val_cstr(built_of(self)->name); }
 
-static const char *module_kind(const Built *m) { return m->code ? "llvm" : m->cuda ? "cuda" : "c"; }
+static const char *module_kind(const Built *m) {
+  return m->code || m->lib ? "llvm" : m->cuda ? "cuda" : "c";
+}
 
 static Value *module_type_key(Interp *I, Value *self) {
   return val_cstr(module_kind(built_of(self)));
@@ -176,13 +180,21 @@ static Value *build_c(Interp *I, Lowered *l, const char *target) {
 /* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. Takes over
  * the reference l. */
 static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
-  const LoweredFunc *f = l->f;
+  return bi_build_llvm_func(I, l, l->f, target, false);
+}
+
+Value *bi_build_llvm_func(Interp *I, Lowered *l, const LoweredFunc *f, const char *target,
+                          bool vta) {
   Diag d = DIAG_INIT;
   void *obj;
   size_t len;
   CgLlvmCode *code = bi_build_llvm_code(f, target, &obj, &len, &d);
   if (!code) return bi_sched_lowered_release(l), bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(l, target);
+  m->f = f;
+  free(m->name);
+  m->name = xstrdup(f->name);
+  m->vta = vta;
   m->code = code;
   Value *mod = val_obj_new(&bi_build_module_class, m);
   if (!bi_llvm->runs_here(code)) return free(obj), mod;
@@ -283,6 +295,35 @@ static Value *build_module(Interp *I, Value **a) {
   bi_preload_finish(pre);
   bi_build_time_end(name);
   return mod;
+}
+
+Value *bi_build_load_object(Interp *I, Lowered *l, const LoweredFunc *f, const char *target,
+                            const void *obj, size_t len, bool vta) {
+  Diag d = DIAG_INIT;
+  Built *m = new_built(l, target);
+  m->f = f;
+  free(m->name);
+  m->name = xstrdup(f->name);
+  m->vta = vta;
+  Value *mod = val_obj_new(&bi_build_module_class, m);
+  m->lib = bi_llvm->load_object(obj, len, &d);
+  StrBuf sym = STRBUF_INIT;
+  sb_printf(&sym, "%s_packed", f->name);
+  m->packed = m->lib ? (int32_t(*)(void **))bi_llvm->lookup(m->lib, sb_cstr(&sym), &d) : NULL;
+  sb_free(&sym);
+  if (m->packed) return mod;
+  val_decref(mod);
+  return bi_raise_diag(I, EXC_RuntimeError, &d);
+}
+
+bool bi_build_llvm_loaded(Interp *I) {
+  if (bi_llvm) return true;
+  Diag d = DIAG_INIT;
+  BiPreload *pre = bi_preload_start();
+  bi_llvm = bi_preload_wait(pre, &d);
+  bi_preload_finish(pre);
+  if (!bi_llvm) bi_raise_diag(I, EXC_BuildError, &d);
+  return bi_llvm != NULL;
 }
 
 static const Builtin tvm_rows[] = {

@@ -29,6 +29,8 @@ typedef struct Built {
   int nloads;
   JitLib *lib;
   int32_t (*packed)(void **); /* NULL: built for another machine (get_source only) */
+  bool vta;                   /* vta.build's: runs on ext_dev arrays, drives VTA's runtime */
+  struct VtaKernels *vta_kernels; /* its micro-op kernels (frontend/tvm/vta_runtime.c) */
 } Built;
 
 /* The LLVM back end (jit/llvm_plugin.h), loaded by the first llvm build: every Built with code
@@ -131,6 +133,17 @@ void bi_build_time_end(const char *name);
 Value *bi_module_get_source(Interp *I, Value *self, Value **a);
 Value *bi_module_save(Interp *I, Value *self, Value **a);
 Value *bi_module_export_library(Interp *I, Value *self, Value **a);
+
+/* build.c, for vta.build and load_module (frontend/tvm/vta*.c): an llvm build of f (l's
+ * function, or one made from it in l's arena), taking over the reference l, with m->vta set
+ * for vta; and a module of an object file's code (obj), its signature f; NULL with BuildError
+ * (RuntimeError for a load) raised. bi_llvm must be loaded. */
+Value *bi_build_llvm_func(Interp *I, Lowered *l, const LoweredFunc *f, const char *target,
+                          bool vta);
+Value *bi_build_load_object(Interp *I, Lowered *l, const LoweredFunc *f, const char *target,
+                            const void *obj, size_t len, bool vta);
+/* Loads the llvm back end if no build has yet; false with BuildError raised. */
+bool bi_build_llvm_loaded(Interp *I);
 
 /* build.c: m[name], m.get_function(name): the module itself when name is its function */
 Value *bi_module_function_named(Interp *I, Value *self, Value *name, const char *fn);

@@ -3,6 +3,7 @@
  * declared; shape variables bound by the first dimension that has them and checked against
  * the rest) before NAME_packed runs (or the kernels launch, module_cuda.c); a failed assert in
  * the kernel is a RuntimeError with its message. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "jit/cuda_driver.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tir_impl.h"
+#include "frontend/tvm/vta_runtime.h"
 #include "frontend/np/ndarray.h"
 
 int bi_module_shape_index(const Built *m, const Var *v) {
@@ -95,7 +97,7 @@ static bool same_dtype(DType param, DType array) {
 
 /* Where the function runs: cpu(0), or for a cuda module the device of its first array. */
 static void run_device(const Built *m, NDArray *first, NDDevice *type, int *id) {
-  *type = m->cuda ? ND_CUDA : ND_CPU;
+  *type = m->cuda ? ND_CUDA : m->vta ? ND_EXT_DEV : ND_CPU;
   *id = m->cuda && first && first->device == ND_CUDA ? first->device_id : 0;
 }
 
@@ -112,7 +114,9 @@ static NDArray *check_array(Interp *I, const Built *m, int i, Value *v, NDArray 
   else if (a->device != type || a->device_id != id)
     sb_printf(&b, "the array is on %s(%d), and this function runs on %s(%d)%s",
               bi_device_name(a->device), a->device_id, bi_device_name(type), id,
-              m->cuda && a->device == ND_CPU ? " (copy it there with tvm.nd.array(x, dev))" : "");
+              (m->cuda || m->vta) && a->device == ND_CPU
+                  ? " (copy it there with tvm.nd.array(x, dev))"
+                  : "");
   else if (a->device == ND_CPU && (uintptr_t)a->data % 64 != 0)
     sb_puts(&b, "the array's data is not 64-byte aligned, as compiled code assumes");
   else if (!same_dtype(p->dtype, a->dtype))
@@ -262,9 +266,11 @@ int bi_module_prepare(Interp *I, const Built *m, int n, Value **v, Args *out) {
 
 int bi_module_run(Interp *I, Built *m, Args *a) {
   if (m->cuda) return bi_module_cuda_run(I, m, a);
+  if (m->vta && bi_vta_enter(I, m) < 0) return -1;
   void *saved = bi_packed_enter(I, a);
   int32_t rc = m->packed(a->slots);
   bi_packed_leave(saved);
+  if (m->vta && bi_vta_leave(I, m, rc == 0) < 0) return -1;
   if (rc == 0) return 0;
   /* a function call_packed ran raised: its exception is the error */
   if (rc == CG_LLVM_ERR_PACKED && interp_error_pending(I)) return -1;
@@ -275,7 +281,8 @@ int bi_module_run(Interp *I, Built *m, Args *a) {
   }
   char buf[64];
   interp_raise(I, rc == CG_LLVM_ERR_NOMEM ? EXC_MemoryError : EXC_RuntimeError, "%s: %s", m->name,
-               bi_llvm->error_message(m->code, rc, buf));
+               m->code ? bi_llvm->error_message(m->code, rc, buf)
+                       : (snprintf(buf, sizeof buf, "error code %d", (int)rc), buf));
   return -1;
 }
 

@@ -11,6 +11,7 @@
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/raise.h"
 #include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/vta_runtime.h"
 
 /* A cuda module's text by fmt: its own (CUDA C, or the host's launches), "cuda" (the kernels),
  * "ptx"; NULL for another fmt. */
@@ -102,6 +103,9 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
                           fmt);
     return write_file(I, path, text, strlen(text)) < 0 ? NULL : val_none();
   }
+  if (!m->code && m->lib)
+    return interp_raise(I, EXC_RuntimeError, "not supported yet: save of a module load_module "
+                        "gave (save the module vta.build gave)");
   if (!m->code) {
     if (strcmp(fmt, "c") != 0)
       return interp_raise(I, EXC_ValueError, "save: a c module saves as c, not '%s'", fmt);
@@ -115,6 +119,7 @@ Value *bi_module_save(Interp *I, Value *self, Value **a) {
     if (!bi_llvm->object(m->code, (void **)&data, &len, &d))
       return bi_raise_diag(I, EXC_RuntimeError, &d);
     rc = write_file(I, path, data, len);
+    if (rc == 0 && m->vta) bi_vta_saved(m, data, len); /* for LocalSession.load_module */
   } else {
     return interp_raise(I, EXC_ValueError, "save: unknown format '%s' (ll, s, o)", fmt);
   }
@@ -137,6 +142,10 @@ Value *bi_module_export_library(Interp *I, Value *self, Value **a) {
   Built *m = built_of(self);
   const char *path = bi_te_str_arg(I, a[0], "export_library", "file_name", NULL);
   if (!path) return NULL;
+  if (m->vta)
+    return interp_raise(I, EXC_RuntimeError,
+                        "not supported yet: export_library of a VTA module (VTA's runtime is "
+                        "tes's own: save it as .o and load it with LocalSession.load_module)");
   if (!m->code)
     return interp_raise(I, EXC_RuntimeError, "not supported yet: export_library of a %s module",
                         m->cuda ? "cuda" : "c");

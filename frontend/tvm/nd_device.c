@@ -8,6 +8,7 @@
 #include "frontend/np/np_impl.h"
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/raise.h"
+#include "frontend/tvm/vta_runtime.h"
 #include "jit/nd_cuda.h"
 
 static NDArray *dev_arr(Value *self) { return self->u.obj.p; }
@@ -34,6 +35,7 @@ static bool refuse_hook(Interp *I, Value *v) {
 /* A new array like src (shape and dtype) on device (type, id); NULL with an error raised. */
 static NDArray *new_on(Interp *I, const NDArray *src, NDDevice type, int id) {
   if (type == ND_CPU) return bi_np_new(I, src->dtype, src->ndim, src->shape);
+  if (type == ND_EXT_DEV) return bi_vta_nd_new(I, src->dtype, src->ndim, src->shape, id);
   if (type != ND_CUDA)
     return interp_raise(I, EXC_RuntimeError, "not supported yet: arrays on %s(%d)",
                         bi_device_name(type), id),
@@ -46,6 +48,15 @@ static NDArray *new_on(Interp *I, const NDArray *src, NDDevice type, int id) {
 
 static bool copy(Interp *I, NDArray *dst, const NDArray *src) {
   Diag d = DIAG_INIT;
+  if (dst->device == ND_EXT_DEV || src->device == ND_EXT_DEV) {
+    /* VTA's DRAM is the simulator's, which the host reads and writes */
+    if (dst->device == ND_CUDA || src->device == ND_CUDA)
+      return interp_raise(I, EXC_RuntimeError, "not supported yet: copies between ext_dev and "
+                          "cuda arrays (copy through the host with .numpy())"),
+             false;
+    memcpy(dst->data, src->data, nd_nbytes(src));
+    return true;
+  }
   if (nd_cuda_copy(dst, src, &d)) return true;
   bi_raise_diag(I, EXC_RuntimeError, &d);
   return false;

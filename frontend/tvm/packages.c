@@ -74,9 +74,9 @@ static const ModuleDef mod_tvm_contrib_utils = {
     "tvm.contrib.utils", bi_contrib_utils_funcs, NULL,
     "file helpers: tempdir (a directory removed at exit)", NULL, NULL};
 #undef PENDING_MODULE
-#define VTA_PENDING "vta.build arrives with VTA's code generation (issue 14)"
+#define VTA_PENDING "VTA's TOPI schedules (vta.top) and the FPGA helpers are not part of tes"
 static const ModuleDef mod_vta = {"vta",       bi_vta_funcs, bi_vta_init,
-                                  "the VTA accelerator: get_env, Environment", VTA_PENDING,
+                                  "the VTA accelerator: get_env, Environment, lower, build", VTA_PENDING,
                                   NULL};
 static const ModuleDef mod_vta_testing = {
     "vta.testing", NULL, NULL, "VTA's test helpers: simulator", VTA_PENDING, NULL};

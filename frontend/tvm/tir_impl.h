@@ -25,6 +25,7 @@ Value *bi_tir_broadcast(Interp *I, Value *self, Value **a);
 Value *bi_tir_evaluate(Interp *I, Value *self, Value **a);
 Value *bi_tir_seq_stmt(Interp *I, Value *self, Value **a);
 Value *bi_tir_stmt_seq(Interp *I, Value *self, Value **a);
+Value *bi_tir_primfunc(Interp *I, Value *self, Value **a); /* tir_primfunc.c */
 
 /* tvm.tir.ir_builder (tir_builder.c). */
 extern const Builtin bi_tir_builder_funcs[];
@@ -75,6 +76,9 @@ void bi_packed_leave(void *saved);
   {"SeqStmt", bi_tir_seq_stmt, 1, PARAMS("seq"),                                              \
    "SeqStmt(seq) -> Stmt: the statements of a list, in order"},                               \
   {"stmt_seq", bi_tir_stmt_seq, 0, PARAMS("*args"),                                           \
-   "stmt_seq(*args) -> Stmt: statements (or calls, as Evaluate) in order"},
+   "stmt_seq(*args) -> Stmt: statements (or calls, as Evaluate) in order"},                   \
+  {"PrimFunc", bi_tir_primfunc, 2, PARAMS("params", "body", "ret_type", "buffer_map", "attrs"), \
+   "PrimFunc(params, body, ret_type=None, buffer_map=None) -> PrimFunc: a function of "       \
+   "hand-written IR; params are Buffers, or Vars that buffer_map maps to Buffers"},
 
 #endif

@@ -1,7 +1,8 @@
 /* vta.c: the `vta` module (SPEC §13): vta.get_env() and vta.Environment, VTA's configuration
  * with the fields the tutorials read, and vta.testing.simulator (clear_stats, stats), the
  * counters of the session's VTA simulator (jit/vta_sim.h). env.gemm is vta.intrin.gemm
- * (stdlib/vta/intrin.tes); vta.build and vta.lower are still to come. */
+ * (stdlib/vta/intrin.tes); vta.lower is tvm.lower under vta.build_config(), vta.build that
+ * and VTA's runtime calls (vta_runtime.c) built for the host. */
 #include "frontend/tvm/vta.h"
 
 #include <stdarg.h>
@@ -11,7 +12,11 @@
 
 #include "frontend/lang/interp.h"
 #include "frontend/lang/modules_impl.h"
-#include "frontend/tvm/build.h"
+#include "frontend/tvm/build_impl.h"
+#include "frontend/tvm/raise.h"
+#include "frontend/tvm/te_impl.h"
+#include "frontend/tvm/vta_runtime.h"
+#include "ir/pass/vta_lower_runtime.h"
 #include "frontend/tvm/pass.h"
 #include "frontend/tvm/sched.h"
 #include "ir/strbuf.h"
@@ -21,6 +26,7 @@
 typedef struct VtaEnv {
   VtaConfig cfg;
   Value *gemm; /* env.gemm, built on first use (vta.intrin.gemm, stdlib/vta/intrin.tes) */
+  Value *dev;  /* env.dev, made on first use (vta_dev.c) */
 } VtaEnv;
 
 static const ObjClass env_class;
@@ -153,8 +159,16 @@ static Value *env_gemm(Interp *I, Value *self) {
   return e->gemm ? val_incref(e->gemm) : NULL;
 }
 
+/* env.dev: VTA's DevContext, one per environment */
+static Value *env_dev(Interp *I, Value *self) {
+  VtaEnv *e = self->u.obj.p;
+  if (!e->dev) e->dev = bi_vta_dev_new(I);
+  return val_incref(e->dev);
+}
+
 static void env_free(void *p) {
   VtaEnv *e = p;
+  if (e->dev) val_decref(e->dev);
   if (e->gemm) val_decref(e->gemm);
   free(e);
 }
@@ -164,6 +178,8 @@ static const Property env_props[] = {
     ENV_INTS(PROP) ENV_STRS(PROP)
 #undef PROP
     {"target", env_target, "the target of VTA code: ext_dev -keys=vta,cpu -device=vta -model=..."},
+    {"dev", env_dev, "VTA's DevContext: vta_axis, command_handle, vta_push_uop, the memory, ALU "
+                     "opcode and queue numbers, get_task_qid"},
     {"gemm", env_gemm, "the GEMM tensor intrinsic: BATCH x BLOCK_IN inputs times BLOCK_OUT x "
                        "BLOCK_IN weights into BATCH x BLOCK_OUT accumulators, in VTA's buffers"},
     {0},
@@ -187,6 +203,7 @@ static Value *env_new(const VtaConfig *c) {
   VtaEnv *e = xmalloc(sizeof *e);
   e->cfg = *c;
   e->gemm = NULL;
+  e->dev = NULL;
   return val_obj_new(&env_class, e);
 }
 
@@ -303,8 +320,8 @@ static Value *call_method(Interp *I, Value *obj, const char *name) {
   return r;
 }
 
-/* vta.lower(...): tvm.lower(...) inside `with vta.build_config():` */
-static Value *fn_lower(Interp *I, Value *self, Value **a) {
+/* tvm.lower(a...) inside `with vta.build_config():` */
+static Value *lower_in_config(Interp *I, Value **a) {
   Value *ctx = build_config(I, &vta_default_config);
   Value *entered = call_method(I, ctx, "__enter__");
   if (!entered) {
@@ -324,6 +341,68 @@ static Value *fn_lower(Interp *I, Value *self, Value **a) {
   return r;
 }
 
+/* vta.lower(...): tvm.lower(...) inside `with vta.build_config():` */
+static Value *fn_lower(Interp *I, Value *self, Value **a) { return lower_in_config(I, a); }
+
+/* vta.build(inputs, args, target="ext_dev", target_host=None, name="default_function"): a
+ * schedule lowered with VTA's passes (an IRModule or PrimFunc as it is), VTA's builtins made
+ * calls of its runtime (ir/pass/vta_lower_runtime.c), then built for the host by the llvm back
+ * end; the module runs on ext_dev arrays, driving VTA's command queue and the simulator. */
+static Value *fn_build(Interp *I, Value *self, Value **a) {
+  const char *target =
+      a[2] && a[2]->kind != VAL_NONE ? bi_target_text(I, a[2], "vta.build") : "ext_dev";
+  if (!target) return NULL;
+  if (!bi_target_kind_is(target, "ext_dev"))
+    return interp_raise(I, EXC_BuildError, "vta.build: the target is VTA's 'ext_dev', not '%s'",
+                        target);
+  const char *host = a[3] && a[3]->kind != VAL_NONE ? bi_target_text(I, a[3], "vta.build")
+                                                    : "llvm";
+  if (!host) return NULL;
+  if (!bi_target_kind_is(host, "llvm"))
+    return interp_raise(I, EXC_BuildError, "not supported yet: vta.build with target_host '%s' "
+                        "(the simulator's host is 'llvm')", host);
+  const char *name = bi_te_str_arg(I, a[4], "vta.build", "name", "default_function");
+  if (!name) return NULL;
+  Lowered *l = bi_sched_lowered_of(a[0]);
+  if (l) {
+    l = bi_sched_lowered_ref(l);
+  } else {
+    if (!val_obj_of(a[0], &bi_sched_schedule_class))
+      return interp_raise(I, EXC_TypeError,
+                          "vta.build: expected a Schedule or an IRModule, not '%s'",
+                          val_type_name(a[0]));
+    if (!a[1] || a[1]->kind == VAL_NONE)
+      return interp_raise(I, EXC_ValueError, "vta.build: args must be given to build a "
+                          "schedule");
+    Value *nm = val_cstr(name);
+    Value *largs[5] = {a[0], a[1], nm, a[5], NULL};
+    Value *lowered = lower_in_config(I, largs);
+    val_decref(nm);
+    if (!lowered) return NULL;
+    l = bi_sched_lowered_ref(bi_sched_lowered_of(lowered));
+    val_decref(lowered);
+  }
+  if (!bi_build_llvm_loaded(I) || !bi_vta_runtime_ready(I)) {
+    bi_sched_lowered_release(l);
+    return NULL;
+  }
+  Diag d = DIAG_INIT;
+  LoweredFunc *f = arena_alloc(&l->arena, sizeof *f);
+  *f = *l->f;
+  if (a[4] && a[4]->kind != VAL_NONE) f->name = arena_strndup(&l->arena, name, strlen(name));
+  PassCtx ctx = {.arena = &l->arena, .diag = &d};
+  f->body = pass_vta_lower_runtime(l->f->body, &ctx);
+  if (diag_failed(&d)) {
+    bi_sched_lowered_release(l);
+    return bi_raise_diag(I, strstr(d.msg, "not supported yet") ? EXC_RuntimeError : EXC_BuildError,
+                         &d);
+  }
+  Value *mod = bi_build_llvm_func(I, l, f, host, true);
+  BiLowerHooks *h = bi_pass_hooks(I);
+  if (mod && h->built) h->built(h->built_user, I, mod);
+  return mod;
+}
+
 const Builtin bi_vta_funcs[] = {
     {"build_config", fn_build_config, 0, NOPARAMS,
      "build_config() -> PassContext: lowering with VTA's passes (config tir.add_lower_pass), "
@@ -331,6 +410,9 @@ const Builtin bi_vta_funcs[] = {
     {"lower", fn_lower, 1, BI_SCHED_LOWER_PARAMS,
      "lower(sch, args, name='main', binds=None, simple_mode=False): tvm.lower with VTA's passes "
      "(vta.build_config)"},
+    {"build", fn_build, 1, PARAMS("inputs", "args", "target", "target_host", "name", "binds"),
+     "build(inputs, args=None, target='ext_dev', target_host=None, name='default_function') -> "
+     "Module: VTA's lowering, its runtime's calls, the host's code; runs on ext_dev arrays"},
     {"get_env", fn_get_env, 0, NOPARAMS,
      "get_env() -> Environment: VTA's configuration, the default one (TARGET 'sim')"},
     {0},

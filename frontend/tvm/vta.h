@@ -12,6 +12,8 @@ int bi_vta_init(Interp *I, Value *module);
 extern const Builtin bi_vta_simulator_funcs[];
 /* tvm.rpc: LocalSession (tvm/vta_rpc.c). */
 extern const Builtin bi_vta_rpc_funcs[];
+/* env.dev: a new DevContext (vta_dev.c). */
+Value *bi_vta_dev_new(Interp *I);
 /* The session's VTA simulator (default configuration), made on first use; NULL with the error
  * raised when it cannot be. */
 VtaSim *bi_vta_sim(Interp *I);

@@ -1,5 +1,5 @@
-/* test_jit.c: jit/jit.c (loading objects into the ORC session, lookups, unloading, errors);
- * jit/runtime.c's thread pool is test_runtime.c's. */
+/* test_jit.c: jit/jit.c (loading objects into the ORC session, lookups, unloading, the host's
+ * symbols, errors); jit/runtime.c's thread pool is test_runtime.c's. */
 #include <stdlib.h>
 
 #include "../schedule/sched_test.h"
@@ -96,6 +96,26 @@ static void test_jit_externals(void) {
   jit_unload(lib);
 }
 
+/* The host's functions (jit_define_host_symbols) resolve in objects loaded after they are
+ * defined, ahead of the process's symbols; defined again, the new address. */
+static float host_seven(float x) { return x + 7; }
+static float host_eight(float x) { return x + 8; }
+
+static void test_jit_host_symbols(void) {
+  Diag err = DIAG_INIT;
+  const char *names[] = {"tes_test_host_fn"};
+  void *addrs[] = {(void *)host_seven};
+  jit_define_host_symbols(1, names, addrs);
+  JitLib *lib = load_fill(1, "tes_test_host_fn", &err);
+  CHECK(lib && run_fill(lib) == 8);
+  jit_unload(lib);
+  addrs[0] = (void *)host_eight;
+  jit_define_host_symbols(1, names, addrs);
+  lib = load_fill(1, "tes_test_host_fn", &err);
+  CHECK(lib && run_fill(lib) == 9);
+  jit_unload(lib);
+}
+
 static void test_jit_bad_object(void) {
   Diag err = DIAG_INIT;
   static const char junk[] = "this is not an object file";
@@ -112,6 +132,7 @@ int main(void) {
   arena_init(&A);
   test_jit_same_names();
   test_jit_externals();
+  test_jit_host_symbols();
   test_jit_bad_object();
   arena_free(&A);
   sb_free(&sb);

@@ -390,8 +390,26 @@ static void test_tokens(void) {
   vta_sim_free(f.s);
 }
 
+/* A host pointer into an allocated buffer gives its physical address and the bytes left in the
+ * buffer as asked for (not its whole pages); one outside every buffer gives 0. */
+static void test_phys_of(void) {
+  char err[VTA_SIM_ERR];
+  VtaSim *s = vta_sim_new(&vta_default_config, 1u << 20, err);
+  uint32_t a = vta_sim_alloc(s, 100, err), b = vta_sim_alloc(s, 5000, err);
+  uint8_t *ha = vta_sim_dram(s, a, 100), *hb = vta_sim_dram(s, b, 5000);
+  size_t after = 0;
+  CHECK(vta_sim_phys_of(s, ha, &after) == a && after == 100);
+  CHECK(vta_sim_phys_of(s, hb + 4096, &after) == b + 4096 && after == 5000 - 4096);
+  CHECK(vta_sim_phys_of(s, ha + 100, &after) == 0); /* the page's slack is not the buffer's */
+  CHECK(vta_sim_phys_of(s, &after, &after) == 0);   /* not the DRAM at all */
+  vta_sim_release(s, a);
+  CHECK(vta_sim_phys_of(s, ha, &after) == 0);
+  vta_sim_free(s);
+}
+
 int main(void) {
   test_config();
+  test_phys_of();
   test_layout();
   test_load_padding();
   test_gemm_alu_store();
