@@ -17,6 +17,13 @@ bool ir_verror(Diag *d, const char *fmt, va_list ap) {
   return record(d, DIAG_USER, NULL, 0, fmt, ap);
 }
 
+bool ir_verror_prefixed(Diag *d, const char *prefix, const char *fmt, va_list ap) {
+  if (d->kind != DIAG_NONE) return false;
+  char msg[DIAG_MSG_MAX];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  return ir_error(d, "%s: %s", prefix, msg);
+}
+
 bool ir_error(Diag *d, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

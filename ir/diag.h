@@ -38,6 +38,10 @@ typedef struct Diag {
  * on after the first unsupported node), so it is dropped. */
 bool ir_error(Diag *d, const char *fmt, ...) TES_PRINTF(2, 3);
 bool ir_verror(Diag *d, const char *fmt, va_list ap) TES_PRINTF(2, 0);
+/* ir_verror with "prefix: " before the message: the pass, or the primitive and what it was
+ * doing, ahead of what went wrong. */
+bool ir_verror_prefixed(Diag *d, const char *prefix, const char *fmt, va_list ap)
+    TES_PRINTF(3, 0);
 /* An internal error, at this place in tes's source (file NULL: the message says where, as the
  * verifier's names the pass that broke the IR). */
 #define ir_internal_error(d, ...) ir_internal_error_at((d), __FILE__, __LINE__, __VA_ARGS__)

@@ -61,12 +61,11 @@ static Frag *frag_of(Infer *in, const Expr *e) {
 
 static bool fail(Infer *in, const char *fmt, ...) TES_PRINTF(2, 3);
 static bool fail(Infer *in, const char *fmt, ...) {
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  ir_verror_prefixed(in->ctx->diag, "cannot infer the TensorCore fragments", fmt, ap);
   va_end(ap);
-  return ir_error(in->ctx->diag, "cannot infer the TensorCore fragments: %s", msg);
+  return false;
 }
 
 /* The fragment a call's argument i names; an error when it is not one. */

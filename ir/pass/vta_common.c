@@ -1,6 +1,5 @@
 /* vta_common.c: the helpers VTA's lowering passes share (ir/pass/vta.h). */
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "ir/arith/arith.h"
 #include "ir/pass/vta.h"
@@ -80,13 +79,11 @@ bool vta_is_call(const Expr *e, const char *op) {
 }
 
 bool vta_fail(PassCtx *ctx, const char *pass, const char *fmt, ...) {
-  if (diag_failed(ctx->diag)) return false;
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  ir_verror_prefixed(ctx->diag, pass, fmt, ap);
   va_end(ap);
-  return ir_error(ctx->diag, "%s: %s", pass, msg);
+  return false;
 }
 
 /* ---- linear forms (TVM's DetectLinearEquation, whose base keeps the expression's order) ---- */

@@ -28,7 +28,6 @@
 #include "ir/pass/vta_lower_runtime.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "ir/support.h"
 #include "ir/verify.h"
@@ -41,13 +40,11 @@ typedef struct Lower {
 
 static bool fail(Lower *l, const char *fmt, ...) TES_PRINTF(2, 3);
 static bool fail(Lower *l, const char *fmt, ...) {
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  ir_verror_prefixed(l->ctx->diag, "vta.build", fmt, ap);
   va_end(ap);
-  if (diag_failed(l->ctx->diag)) return false;
-  return ir_error(l->ctx->diag, "vta.build: %s", msg);
+  return false;
 }
 
 static Expr *call(Arena *a, DType t, const char *name, int n, Expr **args) {
