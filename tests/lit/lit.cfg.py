@@ -64,11 +64,15 @@ cxx = shutil.which(os.environ.get('CXX') or 'c++')
 if cxx:
     config.available_features.add('cxx')
     config.substitutions.append(('%cxx', cxx))
-# AVX-512 VNNI (examples/int8_gemm_vnni.tes runs only where the CPU has it).
+# AVX-512 VNNI (examples/int8_gemm_vnni.tes runs only where the CPU has it); AVX2 (code
+# built for -mcpu=haswell runs, numeric/loop_partition.tes).
 try:
     with open('/proc/cpuinfo') as f:
-        if 'avx512_vnni' in f.read().split():
+        flags = f.read().split()
+        if 'avx512_vnni' in flags:
             config.available_features.add('avx512vnni')
+        if 'avx2' in flags:
+            config.available_features.add('avx2')
 except OSError:
     pass
 # glibc's vector math on x86_64 (codegen/vecmath_libmvec.tes checks the calls to it).

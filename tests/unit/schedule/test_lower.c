@@ -20,7 +20,7 @@ static void record(void *user, const char *pass, const Stmt *body, bool changed,
 /* SPEC §8's order, under TVM's names, and tes's bound check before flattening */
 static const char *const passes[] = {
     "tes.CheckBounds",    "tir.StorageFlatten", "vta.InjectDMAIntrin", "tir.InjectVirtualThread",
-    "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.UnrollLoop",
+    "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.LoopPartition", "tir.UnrollLoop",
     "tir.InstrumentBoundCheckers", "tir.VectorizeLoop", "tir.Simplify",
     "tir.HoistIfThenElse", "tir.ThreadSync", "tir.LowerThreadAllreduce",
     "tir.LowerWarpMemory", "tir.InferFragment", "tir.SplitHostDevice",
@@ -32,13 +32,14 @@ static void test_lower_passes(void) {
   CHECK(lower_pass_name(NPASSES) == NULL && lower_pass_name(-1) == NULL);
 }
 
-/* tvm.lower leaves out the passes of the GPU build, and VTA's (vta.lower runs them) */
+/* tvm.lower leaves out the passes of the GPU build, and VTA's (vta.lower runs them), and in
+ * simple mode (LowerOptions.loop_partition false) tir.LoopPartition */
 static bool gpu_only(const char *pass) {
-  return strncmp(pass, "vta.", 4) == 0 || strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
+  return strncmp(pass, "vta.", 4) == 0 || strcmp(pass, "tir.LoopPartition") == 0 || strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
          strcmp(pass, "tir.LowerWarpMemory") == 0 || strcmp(pass, "tir.InferFragment") == 0 ||
          strcmp(pass, "tir.SplitHostDevice") == 0;
 }
-enum { NGPU_ONLY = 6 };
+enum { NGPU_ONLY = 7 };
 
 /* What the dump log reads when no pass changes anything after flattening. */
 static const char *unchanged_log(void) {
@@ -83,6 +84,14 @@ static void test_lower_dump(void) {
   opt.gpu = true;
   lowered_with(s, &opt, 3, args);
   CHECK(strstr(sb_cstr(&log_), ";tir.HoistIfThenElse=;tir.ThreadSync=;") != NULL);
+  /* out of simple mode (tvm.build) tir.LoopPartition runs: the guard of the last block stays */
+  log_.len = 0;
+  opt.gpu = false;
+  opt.loop_partition = true;
+  const char *text = lowered_with(s, &opt, 3, args);
+  CHECK(strstr(sb_cstr(&log_), ";tir.StorageRewrite=;tir.LoopPartition;tir.UnrollLoop=;") != NULL);
+  CHECK(strstr(text, "for (i.outer: int32, 0, floordiv(m, 8)) {\n") != NULL);
+  CHECK(strstr(text, "if ((((floordiv(m, 8)*8) + (i.outer*8)) + i.inner) < m) {\n") != NULL);
 }
 
 /* seeds/000_*.txt lowers with the inputs only: the output gets an allocation */
