@@ -180,7 +180,7 @@ static bool deduce(Partitioner *p, const Var *var, const Expr *cond, const PtrMa
   Expr *vref = ir_varref(ar, (Var *)var);
   Expr *linear = bin(p, EXPR_ADD, bin(p, EXPR_MUL, vref, cst(p, t, c)), rest);
   if (!arith_can_prove_equal(p->an, e, linear)) return false;
-  IntSet r = sched_eval_set(p->an, rest, relax);
+  IntSet r = sched_relax_set(p->an, rest, relax); /* a loop bounded by an outer one: both relax */
   bool upper = k == EXPR_LT || k == EXPR_LE; /* c*var + rest <= K, else >= K */
   int64_t K = k == EXPR_LT ? -1 : k == EXPR_GT ? 1 : 0;
   Expr *rb = upper ? r.max : r.min;
