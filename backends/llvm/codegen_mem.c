@@ -147,15 +147,17 @@ LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e) {
 
 /* A dense access of a lane count that is not a power of two (14 floats: what
  * tir.LoopPartition leaves of a vector loop's tail) is one masked access of the next power of
- * two where the target masks that width (AVX-512: 512 bits, AVX2: 256; elements of 32 or 64
- * bits), rather than the pieces LLVM splits it into (ymm + xmm + inserts). That width, or 0. */
+ * two, up to 512 bits of elements of 32 or 64 bits, where the target masks (AVX-512: one
+ * k-masked access; AVX2: 256-bit halves, a plain one where the half is whole and vmaskmov for
+ * the rest), rather than the pieces LLVM splits it into (ymm + xmm + inserts). That width, or
+ * 0. */
 static int masked_width(Cg *cg, DType t) {
   int lanes = t.lanes, w = 1;
   if (lanes < 3 || (lanes & (lanes - 1)) == 0 || t.code == DT_BOOL || (t.bits != 32 && t.bits != 64))
     return 0;
   while (w < lanes) w <<= 1;
   const char *f = cg->features ? cg->features : "";
-  int maxbits = cg_has_feature(f, "avx512f") ? 512 : cg_has_feature(f, "avx2") ? 256 : 0;
+  int maxbits = cg_has_feature(f, "avx512f") || cg_has_feature(f, "avx2") ? 512 : 0;
   return w * t.bits <= maxbits ? w : 0;
 }
 
