@@ -9,7 +9,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 
-typedef enum { RUN_ALWAYS, RUN_ON_GPU, RUN_ON_VTA } PassWhen;
+typedef enum { RUN_ALWAYS, RUN_ON_GPU, RUN_ON_VTA, RUN_UNLESS_SIMPLE } PassWhen;
 
 typedef struct PassDef {
   const char *name;
@@ -35,6 +35,8 @@ static const PassDef lowering[] = {
     {"tir.InjectVirtualThread", pass_inject_virtual_thread, RUN_ALWAYS},
     {"tir.InjectDoubleBuffer", pass_inject_double_buffer, RUN_ALWAYS},
     {"tir.StorageRewrite", pass_storage_rewrite, RUN_ALWAYS},
+    /* TVM's phase 2 opens with it; tvm.lower(simple_mode=True) leaves it out */
+    {"tir.LoopPartition", pass_loop_partition, RUN_UNLESS_SIMPLE},
     {"tir.UnrollLoop", pass_unroll_loop, RUN_ALWAYS},
     /* VTA's phase-2 pass */
     {"vta.InjectALUIntrin", pass_vta_inject_alu, RUN_ON_VTA},
@@ -192,6 +194,7 @@ static bool run_passes(const LowerOptions *opt, PassCtx *ctx, Stmt **body, bool 
   for (int i = 0; i < NPASSES; i++) {
     if (lowering[i].when == RUN_ON_GPU ? !ctx->gpu : gpu_only) continue;
     if (lowering[i].when == RUN_ON_VTA && !ctx->vta) continue;
+    if (lowering[i].when == RUN_UNLESS_SIMPLE && !opt->loop_partition) continue;
     if (is_disabled(opt, lowering[i].name)) continue;
     if (opt->debug >= 1) fprintf(stderr, "lower: %s\n", lowering[i].name);
     Stmt *next = lowering[i].run(*body, ctx);

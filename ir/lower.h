@@ -24,6 +24,7 @@ typedef struct LowerOptions {
   bool gpu;         /* run the GPU-only passes too */
   const VtaTarget *vta; /* run VTA's passes for this VTA (vta.build_config); NULL: none */
   int debug;        /* >= 1: name each pass on stderr as it runs */
+  bool loop_partition; /* run tir.LoopPartition: tvm.build, tvm.lower(simple_mode=False) */
   LowerDumpFn dump; /* may be NULL */
   void *dump_user;
   int noptions; /* PassContext config */

@@ -105,6 +105,9 @@ LLVMValueRef cg_to_i64(Cg *cg, LLVMValueRef v, DType from);
 LLVMValueRef cg_call(Cg *cg, const Expr *e);
 
 /* ---- codegen_vecmath.c ---- */
+/* Whether the feature list ("+64bit,+avx2,-avx512f") turns feature on; the last mention wins.
+ * The list is cg->features: the host's, or -mattr's (a CPU named by -mcpu alone lists none). */
+bool cg_has_feature(const char *list, const char *feature);
 /* The libmvec function `name` (the double version's name: "exp", "pow") on vectors of type t,
  * nargs arguments; NULL where the target has no libmvec (then the caller goes lane by lane). */
 LLVMValueRef cg_vecmath(Cg *cg, const char *name, DType t, LLVMValueRef *args, int nargs);

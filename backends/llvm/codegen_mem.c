@@ -143,6 +143,47 @@ LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e) {
   return LLVMBuildGEP2(cg->b, mt, base, &off, 1, "");
 }
 
+/* ---- odd widths ---- */
+
+/* A dense access of a lane count that is not a power of two (14 floats: what
+ * tir.LoopPartition leaves of a vector loop's tail) is one masked access of the next power of
+ * two, up to 512 bits of elements of 32 or 64 bits, where the target masks (AVX-512: one
+ * k-masked access; AVX2: 256-bit halves, a plain one where the half is whole and vmaskmov for
+ * the rest), rather than the pieces LLVM splits it into (ymm + xmm + inserts). That width, or
+ * 0. */
+static int masked_width(Cg *cg, DType t) {
+  int lanes = t.lanes, w = 1;
+  if (lanes < 3 || (lanes & (lanes - 1)) == 0 || t.code == DT_BOOL || (t.bits != 32 && t.bits != 64))
+    return 0;
+  while (w < lanes) w <<= 1;
+  const char *f = cg->features ? cg->features : "";
+  int maxbits = cg_has_feature(f, "avx512f") || cg_has_feature(f, "avx2") ? 512 : 0;
+  return w * t.bits <= maxbits ? w : 0;
+}
+
+/* Lanes [0, n) of v, widened to w lanes: the others poison, or (fill) lane 0 of fill. */
+static LLVMValueRef resize(Cg *cg, LLVMValueRef v, int n, int w, LLVMValueRef fill) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+  LLVMValueRef idx[64];
+  for (int i = 0; i < w; i++)
+    idx[i] = i < n ? LLVMConstInt(i32, (unsigned)i, 0)
+             : fill ? LLVMConstInt(i32, (unsigned)LLVMGetVectorSize(LLVMTypeOf(v)), 0)
+                    : LLVMGetUndef(i32);
+  LLVMValueRef other = fill ? fill : LLVMGetPoison(LLVMTypeOf(v));
+  return LLVMBuildShuffleVector(cg->b, v, other, LLVMConstVector(idx, (unsigned)w), "");
+}
+
+/* The mask of a widened access: mask's lanes (all on for NULL), then lanes that are off. */
+static LLVMValueRef widen_mask(Cg *cg, LLVMValueRef mask, int lanes, int w) {
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(cg->ctx);
+  if (!mask) {
+    LLVMValueRef bits[64];
+    for (int i = 0; i < w; i++) bits[i] = LLVMConstInt(i1, i < lanes, 0);
+    return LLVMConstVector(bits, (unsigned)w);
+  }
+  return resize(cg, mask, lanes, w, LLVMConstNull(LLVMTypeOf(mask)));
+}
+
 /* ---- loads ---- */
 
 static LLVMValueRef load_scalar(Cg *cg, DType t, LLVMValueRef base, LLVMValueRef idx) {
@@ -164,6 +205,16 @@ static LLVMValueRef load_vector(Cg *cg, const Expr *e, LLVMValueRef base, LLVMVa
     first = with_offset(cg, e->u.load.buf, index->u.ramp.base, first);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, e->u.load.buf, index->u.ramp.base, t);
+    int w = masked_width(cg, t);
+    if (w) {
+      LLVMTypeRef wt = LLVMVectorType(mt, (unsigned)w);
+      LLVMTypeRef types[2] = {wt, LLVMTypeOf(p)};
+      LLVMValueRef f = cg_intrinsic(cg, "llvm.masked.load", types, 2, &fty);
+      LLVMValueRef args[4] = {p, align_arg(cg, align), widen_mask(cg, mask, t.lanes, w),
+                              LLVMGetPoison(wt)};
+      LLVMValueRef wide = LLVMBuildCall2(cg->b, fty, f, args, 4, "");
+      return from_memory(cg, t, resize(cg, wide, t.lanes, t.lanes, NULL));
+    }
     if (!mask) {
       v = LLVMBuildLoad2(cg->b, vt, p, "");
       LLVMSetAlignment(v, align);
@@ -229,6 +280,11 @@ static void store_vector(Cg *cg, const Stmt *s, LLVMValueRef base, LLVMValueRef 
     first = with_offset(cg, s->u.store.buf, index->u.ramp.base, first);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, s->u.store.buf, index->u.ramp.base, t);
+    int w = masked_width(cg, t);
+    if (w) {
+      mask = widen_mask(cg, mask, t.lanes, w);
+      value = resize(cg, value, t.lanes, w, NULL);
+    }
     if (!mask) {
       LLVMSetAlignment(LLVMBuildStore(cg->b, value, p), align);
       return;

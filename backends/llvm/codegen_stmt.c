@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backends/llvm/codegen_llvm_impl.h"
+#include "ir/pass/pass.h"
 
 enum {
   STACK_ALLOC_MAX = 16 * 1024, /* bytes: a larger constant allocation goes to the heap */
@@ -278,7 +279,22 @@ static void parallel_loop(Cg *cg, const Stmt *s, LLVMValueRef min, LLVMValueRef 
   LLVMPositionBuilderAtEnd(cg->b, ok);
 }
 
+/* A loop tir.VectorizeLoop ran lane by lane because its split guard varies across the lanes
+ * (the tail of a split that does not divide): vector code with masked loads and stores
+ * instead, where the target has them (AVX2, AVX-512); the printed IR keeps the loop. */
+static bool masked_vector_loop(Cg *cg, const Stmt *s) {
+  const char *f = cg->features ? cg->features : "";
+  if (cg->lane_mask || (!cg_has_feature(f, "avx2") && !cg_has_feature(f, "avx512f"))) return false;
+  Arena a;
+  arena_init(&a);
+  Stmt *v = vectorize_guarded_loop(&a, s);
+  if (v) cg_stmt(cg, v);
+  arena_free(&a);
+  return v != NULL;
+}
+
 static void for_loop(Cg *cg, const Stmt *s) {
+  if (s->u.for_.fkind == FOR_SERIAL && masked_vector_loop(cg, s)) return;
   LLVMValueRef min = cg_expr(cg, s->u.for_.min), extent = cg_expr(cg, s->u.for_.extent);
   switch (s->u.for_.fkind) {
   case FOR_SERIAL:

@@ -20,7 +20,7 @@ typedef struct Isa {
 } Isa;
 
 /* Whether the feature list ("+64bit,+avx2,-avx512f") turns feature on; the last mention wins. */
-static bool has_feature(const char *list, const char *feature) {
+bool cg_has_feature(const char *list, const char *feature) {
   size_t n = strlen(feature);
   bool on = false;
   for (const char *p = list; *p; p += *p == ',') {
@@ -39,8 +39,8 @@ static int target_isas(Cg *cg, Isa out[3]) {
   if (strncmp(triple, "x86_64", 6) != 0 || !strstr(triple, "linux-gnu")) return 0;
   const char *f = cg->features ? cg->features : "";
   int n = 0;
-  if (has_feature(f, "avx512f")) out[n++] = (Isa){'e', 512};
-  if (has_feature(f, "avx2")) out[n++] = (Isa){'d', 256};
+  if (cg_has_feature(f, "avx512f")) out[n++] = (Isa){'e', 512};
+  if (cg_has_feature(f, "avx2")) out[n++] = (Isa){'d', 256};
   out[n++] = (Isa){'b', 128};
   return n;
 }

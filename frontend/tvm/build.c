@@ -144,7 +144,7 @@ static Lowered *build_input(Interp *I, Value **a, const char *name, bool gpu) {
   if (!a[1] || a[1]->kind == VAL_NONE)
     return interp_raise(I, EXC_ValueError, "build: args must be given to build a schedule"), NULL;
   Value *nm = val_cstr(name);
-  Value *largs[5] = {a[0], a[1], nm, a[5], NULL};
+  Value *largs[5] = {a[0], a[1], nm, a[5], val_bool(false)}; /* TVM's build: simple_mode off */
   Value *lowered = bi_sched_lower_for(I, largs, gpu);
   val_decref(nm);
   if (!lowered) return NULL;

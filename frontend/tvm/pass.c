@@ -72,6 +72,10 @@ static const ConfigKey config_keys[] = {
     {"tir.UnrollLoop", "auto_max_extent", "tir.UnrollLoop", "auto_max_extent", OPT_INT},
     {"tir.UnrollLoop", "explicit_unroll", "tir.UnrollLoop", "explicit_unroll", OPT_BOOL},
     {"tir.InjectDoubleBuffer", "split_loop", "tir.InjectDoubleBuffer", "split_loop", OPT_INT},
+    {"tir.LoopPartition", "partition_const_loop", "tir.LoopPartition", "partition_const_loop",
+     OPT_BOOL},
+    {"tir.LoopPartition", "no_unroll_loop_with_extent_one", "tir.LoopPartition",
+     "no_unroll_loop_with_extent_one", OPT_BOOL},
     /* TVM runs VectorizeLoop with vectorizing off: vector loops become serial ones */
     {"tir.disable_vectorize", NULL, "tir.VectorizeLoop", "disable", OPT_BOOL},
     /* run-time checks of every buffer access the compiler cannot prove inside its buffer */
@@ -416,7 +420,7 @@ static void print_warning(void *user, const char *msg) {
 
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks) {
-  return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false, NULL);
+  return bi_pass_lower_for(I, a, s, nargs, args, name, hooks, false, NULL, false);
 }
 
 /* The lowering options the innermost PassContext gives: its config, disabled passes and VTA
@@ -433,10 +437,12 @@ static LowerOptions context_options(Interp *I) {
 }
 
 LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
-                               const char *name, bool hooks, bool gpu, Buffer *const *binds) {
+                               const char *name, bool hooks, bool gpu, Buffer *const *binds,
+                               bool partition) {
   const BiLowerHooks *h = bi_pass_hooks(I);
   LowerOptions opt = context_options(I);
   opt.name = name;
+  opt.loop_partition = partition;
   opt.gpu = gpu;
   opt.arg_buffers = binds;
   if (hooks) opt.dump = h->dump, opt.dump_user = h->dump_user;

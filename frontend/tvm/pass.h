@@ -38,9 +38,11 @@ BiLowerHooks *bi_pass_hooks(Interp *I);
 LoweredFunc *bi_pass_lower(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
                            const char *name, bool hooks);
 /* The same for a GPU target when gpu (LowerOptions.gpu: the GPU-only passes run too). */
-/* binds: per argument, the buffer it is passed in (NULL entries, or NULL: compact ones). */
+/* binds: per argument, the buffer it is passed in (NULL entries, or NULL: compact ones).
+ * partition: tir.LoopPartition runs (tvm.build, tvm.lower(simple_mode=False)). */
 LoweredFunc *bi_pass_lower_for(Interp *I, Arena *a, Schedule *s, int nargs, Tensor **args,
-                               const char *name, bool hooks, bool gpu, Buffer *const *binds);
+                               const char *name, bool hooks, bool gpu, Buffer *const *binds,
+                               bool partition);
 
 /* lower_gpu_passes (ir/lower.h) on f, lowered by tvm.lower without them, for tvm.build of an
  * IRModule for a GPU target: under the same config, disabled passes and --dump-after. NULL

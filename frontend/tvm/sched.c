@@ -670,9 +670,13 @@ Value *bi_sched_lower_for(Interp *I, Value **a, bool gpu) {
   Tensor **args = a[1] ? tensor_args(I, &l->arena, a[1], &n) : NULL;
   const char *name = bi_te_str_arg(I, a[2], "lower", "name", "main");
   Buffer **binds = NULL;
+  /* simple_mode=False (tvm.build's lowering) runs tir.LoopPartition, as TVM's lower does;
+   * tes's default is True, the tutorials' setting */
+  int simple = a[4] && a[4]->kind != VAL_NONE ? val_truthy(I, a[4]) : 1;
+  if (simple < 0) return bi_sched_lowered_release(l), NULL;
   /* under the current PassContext; --dump-after and --emit=ir see it */
   if ((a[1] && !args) || !name || bind_args(I, &l->arena, a[3], n, args, &binds) < 0 ||
-      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu, binds))) {
+      !(l->f = bi_pass_lower_for(I, &l->arena, s, n, args, name, true, gpu, binds, !simple))) {
     bi_sched_lowered_release(l);
     return NULL;
   }

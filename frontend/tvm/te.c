@@ -785,7 +785,8 @@ const Builtin bi_tvm_funcs[] = {
     ROW("select", fn_select, 3, PARAMS("cond", "t", "f"),
         "select(cond, t, f) -> PrimExpr: select(cond, t, f), both branches evaluated"),
     ROW("lower", bi_sched_lower, 1, BI_SCHED_LOWER_PARAMS,
-        "lower(sch, args, name='main', simple_mode=True) -> IRModule: a schedule's loop IR"),
+        "lower(sch, args, name='main', simple_mode=True) -> IRModule: a schedule's loop IR "
+        "(simple_mode=False also runs tir.LoopPartition, as tvm.build does)"),
     BI_PACKED_TVM_ROWS
     {0},
 };

@@ -75,12 +75,21 @@ Stmt *pass_inject_virtual_thread(Stmt *s, PassCtx *ctx);
 Stmt *pass_inject_double_buffer(Stmt *s, PassCtx *ctx);
 /* tir.StorageRewrite (storage_rewrite.c) */
 Stmt *pass_storage_rewrite(Stmt *s, PassCtx *ctx);
+/* tir.LoopPartition (loop_partition.c), when not lowering in simple mode */
+Stmt *pass_loop_partition(Stmt *s, PassCtx *ctx);
 /* tir.UnrollLoop (unroll_loop.c) */
 Stmt *pass_unroll_loop(Stmt *s, PassCtx *ctx);
 /* tir.InstrumentBoundCheckers (instrument_bound_checkers.c) */
 Stmt *pass_instrument_bound_checkers(Stmt *s, PassCtx *ctx);
 /* tir.VectorizeLoop (vectorize_loop.c) */
 Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx);
+/* For the LLVM back end (vectorize_loop.c): a serial loop `for (x, min, L) { if (c) { S } }`
+ * of constant L in [2, 64] whose guard c reads x, as tir.VectorizeLoop leaves a vectorized loop
+ * whose split guard varies across its lanes, as vector code in a: S with x the ramp of its
+ * lanes and every load and store of S predicated by c (so a lane that is off touches no
+ * memory). NULL when S is not stores and lets, or some statement of it cannot be vector code
+ * (the vectorizer's rules). The printed IR keeps the loop, as TVM's does. */
+Stmt *vectorize_guarded_loop(Arena *a, const Stmt *loop);
 /* tir.Simplify (simplify.c) */
 Stmt *pass_simplify(Stmt *s, PassCtx *ctx);
 /* tir.HoistIfThenElse (hoist_if_then_else.c) */

@@ -899,3 +899,75 @@ Stmt *pass_vectorize_loop(Stmt *s, PassCtx *ctx) {
   arith_free(lv.an);
   return r;
 }
+
+/* ---- guarded loops, for the LLVM back end ---- */
+
+/* Every load and store of s predicated by cond as well; false when s is more than stores and
+ * lets of scalars (a loop, a branch, an allocation, a call statement, vector code stay). */
+typedef struct Predicator {
+  IrMutator m;
+  Expr *cond;
+  bool ok;
+} Predicator;
+
+static Expr *and_cond(Predicator *p, Expr *pred) {
+  return pred ? ir_binary(p->m.arena, EXPR_AND, pred, p->cond) : p->cond;
+}
+
+static Expr *predicate_expr(IrMutator *m, Expr *e) {
+  Predicator *p = (Predicator *)m;
+  Expr *r = ir_mutate_children_expr(m, e);
+  /* a body that is vector code already (an inner vectorized loop) is left as it is */
+  if ((r->kind == EXPR_CALL && r->u.call.ckind != CALL_PURE) || r->dtype.lanes > 1) p->ok = false;
+  if (r->kind != EXPR_LOAD || !p->ok) return r;
+  return ir_load(m->arena, r->u.load.buf, r->u.load.index, and_cond(p, r->u.load.predicate));
+}
+
+static Stmt *predicate_stmt(IrMutator *m, Stmt *s) {
+  Predicator *p = (Predicator *)m;
+  if (s->kind != STMT_STORE && s->kind != STMT_SEQ && s->kind != STMT_LET) {
+    p->ok = false;
+    return s;
+  }
+  Stmt *r = ir_mutate_children_stmt(m, s);
+  if (r->kind != STMT_STORE || !p->ok) return r;
+  return ir_store(m->arena, r->u.store.buf, r->u.store.value, r->u.store.index,
+                  and_cond(p, r->u.store.predicate));
+}
+
+typedef struct Straight {
+  IrVisitor v;
+  bool ok;
+} Straight;
+
+static void straight_stmt(IrVisitor *v, const Stmt *s) {
+  if (s->kind != STMT_STORE && s->kind != STMT_SEQ && s->kind != STMT_LET)
+    ((Straight *)v)->ok = false;
+  else
+    ir_visit_children_stmt(v, s);
+}
+
+Stmt *vectorize_guarded_loop(Arena *a, const Stmt *loop) {
+  int64_t lanes;
+  if (loop->kind != STMT_FOR || loop->u.for_.fkind != FOR_SERIAL ||
+      !ir_as_int(loop->u.for_.extent, &lanes) || lanes < 2 || lanes > 64 ||
+      loop->u.for_.min->dtype.lanes != 1)
+    return NULL;
+  const Stmt *s = loop->u.for_.body;
+  if (s->kind != STMT_IF || s->u.if_.orelse || s->u.if_.cond->dtype.lanes != 1 ||
+      !ir_expr_uses_var(s->u.if_.cond, loop->u.for_.var))
+    return NULL;
+  Predicator p = {{a, predicate_expr, predicate_stmt}, s->u.if_.cond, true};
+  Stmt *body = ir_mutate_stmt(&p.m, s->u.if_.then);
+  if (!p.ok) return NULL;
+  Stmt *vloop = ir_for(a, loop->u.for_.var, loop->u.for_.min, loop->u.for_.extent, FOR_VECTORIZED,
+                       NULL, body);
+  LoopVectorizer lv = {{a, keep_expr, loop_stmt}, arith_new(a), false};
+  Stmt *r = vectorize(&lv, vloop, lanes);
+  arith_free(lv.an);
+  /* a statement the vectorizer had to run lane by lane (a loop of it, or the serial loop)
+   * gains nothing over the loop as it was */
+  Straight st = {{NULL, straight_stmt}, true};
+  ir_visit_stmt(&st.v, r);
+  return st.ok ? r : NULL;
+}

@@ -295,4 +295,13 @@ HELPER bool eval_run(const Stmt *s, int nbuf, Buffer **bufs, int32_t **data, con
   return ev.ok;
 }
 
+/* Whether before and after both run and leave the same 64 values in buf (zeroed first). */
+HELPER bool eval_same(const Stmt *before, const Stmt *after, Buffer *buf) {
+  int32_t b0[64] = {0}, b1[64] = {0};
+  int64_t size = 64;
+  bool ok0 = eval_run(before, 1, &buf, (int32_t *[]){b0}, &size);
+  bool ok1 = eval_run(after, 1, &buf, (int32_t *[]){b1}, &size);
+  return ok0 && ok1 && memcmp(b0, b1, sizeof b0) == 0;
+}
+
 #endif

@@ -26,14 +26,7 @@ static Stmt *store(Expr *idx, Expr *v) { return ir_store(&A, buf_b, v, idx, NULL
 /* B[j*2 + i] = i */
 static Stmt *body_ji(void) { return store(add(mul(V(j), I(2)), V(i)), V(i)); }
 
-static void check_same(Stmt *before, Stmt *after) {
-  int32_t b0[64] = {0}, b1[64] = {0};
-  Buffer *bufs[1] = {buf_b};
-  int64_t size = 64;
-  bool ok0 = eval_run(before, 1, bufs, (int32_t *[]){b0}, &size);
-  bool ok1 = eval_run(after, 1, bufs, (int32_t *[]){b1}, &size);
-  CHECK(ok0 && ok1 && memcmp(b0, b1, sizeof b0) == 0);
-}
+static void check_same(Stmt *before, Stmt *after) { CHECK(eval_same(before, after, buf_b)); }
 
 static void test_unroll_loop_explicit(void) {
   Stmt *s = loop_k(FOR_UNROLLED, i, I(2), I(3), store(V(i), V(i)));

@@ -23,7 +23,8 @@ static const char *const passes[] = {
     "vta.AnnotateALUCoProcScope", "tir.LiftAttrScope.coproc_uop_scope",
     "vta.LiftAllocToScopeBegin", "tir.LiftAttrScope.coproc_scope", "vta.InjectCoProcSync",
     "vta.EarlyRewrite", "tir.InjectVirtualThread",
-    "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.UnrollLoop", "vta.InjectALUIntrin",
+    "tir.InjectDoubleBuffer", "tir.StorageRewrite", "tir.LoopPartition",
+    "tir.UnrollLoop", "vta.InjectALUIntrin",
     "tir.InstrumentBoundCheckers", "tir.VectorizeLoop", "tir.Simplify",
     "tir.HoistIfThenElse", "tir.LowerDeviceStorageAccessInfo", "vta.FoldUopLoop",
     "vta.CPUAccessRewrite", "tir.ThreadSync", "tir.LowerThreadAllreduce",
@@ -36,14 +37,16 @@ static void test_lower_passes(void) {
   CHECK(lower_pass_name(NPASSES) == NULL && lower_pass_name(-1) == NULL);
 }
 
-/* tvm.lower leaves out the passes of the GPU build, and VTA's (vta.lower runs them) */
+/* tvm.lower leaves out the passes of the GPU build, and VTA's (vta.lower runs them), and in
+ * simple mode (LowerOptions.loop_partition false) tir.LoopPartition */
 static bool gpu_only(const char *pass) {
   return strncmp(pass, "vta.", 4) == 0 || strncmp(pass, "tir.LiftAttrScope", 17) == 0 ||
-         strcmp(pass, "tir.LowerDeviceStorageAccessInfo") == 0 || strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
+         strcmp(pass, "tir.LowerDeviceStorageAccessInfo") == 0 ||
+         strcmp(pass, "tir.LoopPartition") == 0 || strcmp(pass, "tir.ThreadSync") == 0 || strcmp(pass, "tir.LowerThreadAllreduce") == 0 ||
          strcmp(pass, "tir.LowerWarpMemory") == 0 || strcmp(pass, "tir.InferFragment") == 0 ||
          strcmp(pass, "tir.SplitHostDevice") == 0;
 }
-enum { NGPU_ONLY = 17 }; /* the GPU build's 5 and VTA's 12 */
+enum { NGPU_ONLY = 18 }; /* the GPU build's 5, VTA's 12, and tir.LoopPartition */
 
 /* What the dump log reads when no pass changes anything after flattening. */
 static const char *unchanged_log(void) {
@@ -88,6 +91,14 @@ static void test_lower_dump(void) {
   opt.gpu = true;
   lowered_with(s, &opt, 3, args);
   CHECK(strstr(sb_cstr(&log_), ";tir.HoistIfThenElse=;tir.ThreadSync=;") != NULL);
+  /* out of simple mode (tvm.build) tir.LoopPartition runs: the guard of the last block stays */
+  log_.len = 0;
+  opt.gpu = false;
+  opt.loop_partition = true;
+  const char *text = lowered_with(s, &opt, 3, args);
+  CHECK(strstr(sb_cstr(&log_), ";tir.StorageRewrite=;tir.LoopPartition;tir.UnrollLoop=;") != NULL);
+  CHECK(strstr(text, "for (i.outer: int32, 0, floordiv(m, 8)) {\n") != NULL);
+  CHECK(strstr(text, "if ((((floordiv(m, 8)*8) + (i.outer*8)) + i.inner) < m) {\n") != NULL);
 }
 
 /* seeds/000_*.txt lowers with the inputs only: the output gets an allocation */
