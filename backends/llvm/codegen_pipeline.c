@@ -14,10 +14,12 @@
  * default<O3> (the same FMAs in their inner loops, as few branches) in about two thirds of the
  * time. Left out besides, because without each of them (and without all of them together)
  * every bench kernel compiles to the very same machine code: the first simplifycfg, the
- * vectorizer's preparations (float2int, a second rotation, loop-load-elim), vector-combine
- * (SLP is off) and the instcombine after it, and O3's tail (a last LICM,
+ * vectorizer's preparations (float2int, a second rotation, loop-load-elim), the instcombine
+ * after vector-combine, and O3's tail (a last LICM,
  * alignment-from-assumptions, loop-sink, instsimplify, simplifycfg): about a tenth of the
- * pipeline's time.
+ * pipeline's time. vector-combine stays: it folds the shuffles around an odd-width vector
+ * (the 15-lane tail of a partitioned loop, widened to one masked access of 16) so that the
+ * arithmetic between them is 16 lanes too (codegen/llvm_masked_tail.tes).
  *
  * TES_LLVM_PASSES, when set, replaces the pipeline at levels 1 to 3 (a pipeline text as
  * `opt -passes` takes, e.g. "default<O3>"), to compare pipelines; it is part of the compile
@@ -45,7 +47,7 @@ static const char tes_pipeline[] =
     "simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;"
     "switch-to-lookup;no-keep-loops;hoist-common-insts;sink-common-insts;speculate-blocks;"
     "simplify-cond-branch;no-speculate-unpredictables>,"
-    "loop-unroll<O3>,sroa<preserve-cfg>,infer-alignment," IC ",div-rem-pairs)";
+    "vector-combine,loop-unroll<O3>,sroa<preserve-cfg>,infer-alignment," IC ",div-rem-pairs)";
 
 const char *cg_pipeline(int opt_level) {
   static const char *const levels[] = {"default<O0>", "default<O1>", tes_pipeline, tes_pipeline};
