@@ -175,28 +175,8 @@ static NDArray *mask_get(Interp *I, const NDArray *a, const NDArray *m) {
 
 /* An integer array on the first axis: the rows it names, in its shape. */
 static NDArray *take_rows(Interp *I, const NDArray *a, const NDArray *idx) {
-  if (a->ndim == 0 || idx->ndim + a->ndim - 1 > ND_MAX_DIMS)
-    return interp_raise(I, EXC_IndexError, "too many indices for array"), NULL;
-  int64_t dims[ND_MAX_DIMS], row = a->shape[0] ? a->size / a->shape[0] : 0;
-  int nd = 0;
-  for (int i = 0; i < idx->ndim; i++) dims[nd++] = idx->shape[i];
-  for (int i = 1; i < a->ndim; i++) dims[nd++] = a->shape[i];
-  NDArray *out = bi_np_new(I, a->dtype, nd, dims);
-  if (!out) return NULL;
-  size_t rb = (size_t)row * nd_elem_bytes(a->dtype);
-  for (int64_t i = 0; i < idx->size; i++) {
-    int64_t x = bi_np_get(idx, i, NK_INT).i;
-    if (x < -a->shape[0] || x >= a->shape[0]) {
-      nd_free(out);
-      return interp_raise(I, EXC_IndexError,
-                          "index %lld is out of bounds for axis 0 with size %lld", (long long)x,
-                          (long long)a->shape[0]),
-             NULL;
-    }
-    if (x < 0) x += a->shape[0];
-    memcpy((char *)out->data + (size_t)i * rb, (char *)a->data + (size_t)x * rb, rb);
-  }
-  return out;
+  if (a->ndim == 0) return interp_raise(I, EXC_IndexError, "too many indices for array"), NULL;
+  return bi_np_take(I, a, idx, 0);
 }
 
 /* A key that is an array or a list: a mask (bool) or row numbers (integers). */
