@@ -46,10 +46,11 @@ NDArray *bi_np_take(Interp *I, const NDArray *a, const NDArray *idx, int ax) {
   return out;
 }
 
-/* Integer indices: ints, or arrays and lists of them; numpy's TypeError for floats. */
+/* Integer indices: ints, or arrays and lists of them (bools are 0 and 1, a safe cast);
+ * numpy's TypeError for floats. */
 static NDArray *int_indices(Interp *I, Value *v) {
   NDArray *k = bi_np_from_value(I, v, NULL);
-  if (k && (k->dtype.code == DT_FLOAT || k->dtype.code == DT_BOOL)) {
+  if (k && k->dtype.code == DT_FLOAT) {
     interp_raise(I, EXC_TypeError,
                  "Cannot cast array data from dtype('%s') to dtype('int64') according to the "
                  "rule 'safe'",
