@@ -625,7 +625,7 @@ atom:
   | TRUE                    { $$ = NODE(TRUE, @1); }
   | FALSE                   { $$ = NODE(FALSE, @1); }
   | NONE                    { $$ = NODE(NONE, @1); }
-  | ELLIPSIS                { FAIL(@1, "not supported yet: '...' (Ellipsis)"); }
+  | ELLIPSIS                { $$ = NODE(ELLIPSIS, @1); }
   | '(' ')'                 { $$ = NODE(TUPLE, @1); }
   | '(' seq_star ')'        { CHECK($$ = seq_expr(lx, $2, @1)); }
   | '(' test comp_fors ')'  {
@@ -810,6 +810,8 @@ static const char *target_name(Lexer *lx, const Node *t) {
     return "False";
   case AST_NONE:
     return "None";
+  case AST_ELLIPSIS:
+    return "Ellipsis";
   case AST_CALL:
     return "function call";
   case AST_BINOP:
@@ -1269,6 +1271,7 @@ static bool check_tree(ParseCtx *c, Node *n, int depth, unsigned fl) {
   case AST_TRUE:
   case AST_FALSE:
   case AST_NONE:
+  case AST_ELLIPSIS:
   case AST_NAME:
   case AST_PASS:
   case AST_GLOBAL:

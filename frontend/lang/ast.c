@@ -258,6 +258,7 @@ static void dump_expr(FILE *f, const Node *n) {
   case AST_TRUE:
   case AST_FALSE:
   case AST_NONE:
+  case AST_ELLIPSIS:
     fprintf(f, "(%s)", kind);
     return;
   case AST_NAME:
@@ -439,6 +440,7 @@ static void dump_stmt_head(FILE *f, const Node *n) {
   case AST_TRUE:
   case AST_FALSE:
   case AST_NONE:
+  case AST_ELLIPSIS:
   case AST_NAME:
   case AST_ATTR:
   case AST_SUBSCRIPT:
@@ -517,6 +519,7 @@ static void dump_stmt_blocks(FILE *f, const Node *n, int indent) {
   case AST_TRUE:
   case AST_FALSE:
   case AST_NONE:
+  case AST_ELLIPSIS:
   case AST_NAME:
   case AST_ATTR:
   case AST_SUBSCRIPT:

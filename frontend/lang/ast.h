@@ -59,6 +59,7 @@ typedef struct NodeList {
   X(TRUE)       /* True */                                                                  \
   X(FALSE)      /* False */                                                                 \
   X(NONE)       /* None */                                                                  \
+  X(ELLIPSIS)   /* ... */                                                                   \
   X(NAME)       /* x                                u.name */                               \
   X(ATTR)       /* obj.name                         u.attr */                               \
   X(SUBSCRIPT)  /* obj[index]; A[i, j] has a TUPLE index   u.sub */                         \

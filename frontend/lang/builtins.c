@@ -1008,6 +1008,7 @@ void builtins_install(Interp *I, Value *builtins) {
   for (int e = 0; e < EXC_COUNT; e++)
     install_take(builtins, exc_types[e].name, val_type(&exc_types[e]));
   install_take(builtins, "Exception", val_type(&exc_types[EXC_Error]));
+  install_take(builtins, "Ellipsis", val_ellipsis());
   /* SPEC §2: a script sees argv as well as sys.argv; the same list, filled by interp_set_argv */
   Value *argv = interp_argv(I);
   if (argv) dict_set_sym(builtins, sym_cstr("argv"), argv);

@@ -490,6 +490,7 @@ Value *interp_eval(Interp *I, Frame *F, Node *n) {
   case AST_TRUE: return val_bool(true);
   case AST_FALSE: return val_bool(false);
   case AST_NONE: return val_none();
+  case AST_ELLIPSIS: return val_ellipsis();
   case AST_NAME: return load_name(I, F, n);
   case AST_FSTR: return eval_fstr(I, F, n);
   case AST_ATTR: return eval_attr(I, F, n);

@@ -541,7 +541,7 @@ static ExecStatus exec_stmt(Interp *I, Frame *F, Node *n) {
   case AST_MODULE: return exec_block(I, F, &n->u.list);
   /* expressions and clauses never stand as statements */
   case AST_INT: case AST_FLOAT: case AST_STR: case AST_FSTR: case AST_FMTVAL: case AST_TRUE:
-  case AST_FALSE: case AST_NONE: case AST_NAME: case AST_ATTR: case AST_SUBSCRIPT:
+  case AST_FALSE: case AST_NONE: case AST_ELLIPSIS: case AST_NAME: case AST_ATTR: case AST_SUBSCRIPT:
   case AST_SLICE: case AST_CALL: case AST_KEYWORD: case AST_STARRED: case AST_BINOP:
   case AST_UNARY: case AST_AND: case AST_OR: case AST_COMPARE: case AST_IFEXP:
   case AST_LAMBDA: case AST_TUPLE: case AST_LIST: case AST_DICT: case AST_LISTCOMP:

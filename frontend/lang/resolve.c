@@ -275,7 +275,8 @@ static bool visit_node(Resolver *R, Scope *S, Node *n) {
   case AST_FMTVAL: return visit(R, S, n->u.fmt.expr) && visit_opt(R, S, n->u.fmt.spec);
   case AST_TRUE:
   case AST_FALSE:
-  case AST_NONE: return true;
+  case AST_NONE:
+  case AST_ELLIPSIS: return true;
   case AST_NAME: mark_name(S, n); return true;
   case AST_ATTR: return visit(R, S, n->u.attr.obj);
   case AST_SUBSCRIPT: return visit(R, S, n->u.sub.obj) && visit(R, S, n->u.sub.index);

@@ -19,6 +19,13 @@ Value val_none_ = {.refcnt = VAL_IMMORTAL, .kind = VAL_NONE};
 Value val_true_ = {.refcnt = VAL_IMMORTAL, .kind = VAL_BOOL, .u.i = 1};
 Value val_false_ = {.refcnt = VAL_IMMORTAL, .kind = VAL_BOOL, .u.i = 0};
 
+static Value *ellipsis_repr(Interp *I, Value *self) { return val_cstr("Ellipsis"); }
+static const ObjClass ellipsis_class = {
+    .type = {"ellipsis", NULL, VAL_OBJ, NULL},
+    .repr = ellipsis_repr,
+};
+Value val_ellipsis_ = {.refcnt = VAL_IMMORTAL, .kind = VAL_OBJ, .u.obj = {&ellipsis_class, NULL}};
+
 /* ---- allocation ---- */
 
 /* Under AddressSanitizer every Value goes back to malloc, so a use after free is caught

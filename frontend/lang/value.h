@@ -272,6 +272,9 @@ extern Value val_none_, val_true_, val_false_;
 #define VAL_NONE_P (&val_none_)
 static inline Value *val_none(void) { return &val_none_; }
 static inline Value *val_bool(bool b) { return b ? &val_true_ : &val_false_; }
+/* `...` (the builtin Ellipsis): one object of its class, "ellipsis"; numpy's indexing reads it. */
+extern Value val_ellipsis_;
+static inline Value *val_ellipsis(void) { return &val_ellipsis_; }
 Value *val_int(int64_t i);
 Value *val_float(double f);
 Value *val_str(const char *s, size_t len);  /* copies */

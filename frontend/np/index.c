@@ -1,5 +1,5 @@
 /* index.c: numpy's basic indexing (a[i], a[i, j], negative indices, slices, None as a
- * new axis) for reading and assigning, boolean masks (a[a > 0], a[mask] = 0), integer arrays
+ * new axis, `...` for the axes left) for reading and assigning, boolean masks (a[a > 0], a[mask] = 0), integer arrays
  * on the first axis (a[[0, 2]]), and the functions that move elements without computing:
  * reshape, transpose, nonzero, pad, concatenate. numpy's views are copies in tes: a[1:3] is a
  * new array, and writing to it leaves a alone (docs/numpy.md). */
@@ -77,7 +77,7 @@ static bool int_key(Value *k, int64_t *x) {
 
 static bool is_basic(Value *k) {
   int64_t x;
-  return int_key(k, &x) || k->kind == VAL_SLICE || k->kind == VAL_NONE;
+  return int_key(k, &x) || k->kind == VAL_SLICE || k->kind == VAL_NONE || k == val_ellipsis();
 }
 
 static int bad_index(Interp *I) {
@@ -87,15 +87,20 @@ static int bad_index(Interp *I) {
   return -1;
 }
 
-/* The view a basic key (an int, a slice, None or a tuple of them) selects. */
+/* The view a basic key (an int, a slice, None, `...` or a tuple of them) selects. `...`
+ * stands for as many whole axes as the other keys leave. */
 static int make_view(Interp *I, const NDArray *a, Value *key, View *v) {
   bool tuple = key->kind == VAL_TUPLE;
-  int n = tuple ? (int)VAL_SEQ_N(key) : 1, used = 0;
+  int n = tuple ? (int)VAL_SEQ_N(key) : 1, used = 0, ellipses = 0;
   for (int i = 0; i < n; i++) {
     Value *k = tuple ? VAL_SEQ_ITEM(key, i) : key;
     if (!is_basic(k)) return bad_index(I);
-    used += k->kind != VAL_NONE;
+    ellipses += k == val_ellipsis();
+    used += k->kind != VAL_NONE && k != val_ellipsis();
   }
+  if (ellipses > 1)
+    return interp_raise(I, EXC_IndexError, "an index can only have a single ellipsis ('...')"),
+           -1;
   if (used > a->ndim) {
     interp_raise(I, EXC_IndexError,
                  "too many indices for array: array is %d-dimensional, but %d were indexed",
@@ -104,17 +109,24 @@ static int make_view(Interp *I, const NDArray *a, Value *key, View *v) {
   }
   int64_t st[ND_MAX_DIMS];
   bi_np_strides(a->ndim, a->shape, st);
-  *v = (View){.scalar = used == a->ndim};
+  *v = (View){.scalar = used == a->ndim && !ellipses}; /* a[1, 2, ...] is a 0-d array */
   int d = 0;
   for (int i = 0; i < n; i++) {
     Value *k = tuple ? VAL_SEQ_ITEM(key, i) : key;
     int64_t x = 0;
     bool is_int = int_key(k, &x);
-    if (v->ndim == ND_MAX_DIMS && !is_int) {
+    if (v->ndim == ND_MAX_DIMS && !is_int && k != val_ellipsis()) {
       interp_raise(I, EXC_IndexError, "indexing gives more than %d dimensions", ND_MAX_DIMS);
       return -1;
     }
-    if (k->kind == VAL_NONE) {
+    if (k == val_ellipsis()) {
+      if (v->ndim + a->ndim - used > ND_MAX_DIMS) {
+        interp_raise(I, EXC_IndexError, "indexing gives more than %d dimensions", ND_MAX_DIMS);
+        return -1;
+      }
+      for (int e = a->ndim - used; e > 0; e--, d++)
+        v->dims[v->ndim] = a->shape[d], v->strides[v->ndim++] = st[d];
+    } else if (k->kind == VAL_NONE) {
       v->scalar = false;
       v->dims[v->ndim] = 1, v->strides[v->ndim++] = 0;
     } else if (k->kind == VAL_SLICE) {
@@ -175,28 +187,8 @@ static NDArray *mask_get(Interp *I, const NDArray *a, const NDArray *m) {
 
 /* An integer array on the first axis: the rows it names, in its shape. */
 static NDArray *take_rows(Interp *I, const NDArray *a, const NDArray *idx) {
-  if (a->ndim == 0 || idx->ndim + a->ndim - 1 > ND_MAX_DIMS)
-    return interp_raise(I, EXC_IndexError, "too many indices for array"), NULL;
-  int64_t dims[ND_MAX_DIMS], row = a->shape[0] ? a->size / a->shape[0] : 0;
-  int nd = 0;
-  for (int i = 0; i < idx->ndim; i++) dims[nd++] = idx->shape[i];
-  for (int i = 1; i < a->ndim; i++) dims[nd++] = a->shape[i];
-  NDArray *out = bi_np_new(I, a->dtype, nd, dims);
-  if (!out) return NULL;
-  size_t rb = (size_t)row * nd_elem_bytes(a->dtype);
-  for (int64_t i = 0; i < idx->size; i++) {
-    int64_t x = bi_np_get(idx, i, NK_INT).i;
-    if (x < -a->shape[0] || x >= a->shape[0]) {
-      nd_free(out);
-      return interp_raise(I, EXC_IndexError,
-                          "index %lld is out of bounds for axis 0 with size %lld", (long long)x,
-                          (long long)a->shape[0]),
-             NULL;
-    }
-    if (x < 0) x += a->shape[0];
-    memcpy((char *)out->data + (size_t)i * rb, (char *)a->data + (size_t)x * rb, rb);
-  }
-  return out;
+  if (a->ndim == 0) return interp_raise(I, EXC_IndexError, "too many indices for array"), NULL;
+  return bi_np_take(I, a, idx, 0);
 }
 
 /* A key that is an array or a list: a mask (bool) or row numbers (integers). */

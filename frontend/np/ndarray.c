@@ -207,6 +207,27 @@ static Value *m_fill(Interp *I, Value *self, Value **a) {
   return bi_np_fill(I, arr(self), a[0]) < 0 ? NULL : val_none();
 }
 
+static Value *m_take(Interp *I, Value *self, Value **a) {
+  Value *args[] = {self, a[0], a[1]};
+  return bi_np_fn_take(I, NULL, args);
+}
+
+static Value *m_argsort(Interp *I, Value *self, Value **a) {
+  Value *args[] = {self, a[0], a[1]};
+  return bi_np_fn_argsort(I, NULL, args);
+}
+
+/* a.sort(): in place, along one axis (numpy's method takes no None). */
+static Value *m_sort(Interp *I, Value *self, Value **a) {
+  if (a[0] && a[0]->kind == VAL_NONE)
+    return interp_raise(I, EXC_TypeError, "'NoneType' object cannot be interpreted as an integer");
+  Value *args[] = {self, a[0], a[1]}, *r = bi_np_fn_sort(I, NULL, args);
+  if (!r) return NULL;
+  memcpy(arr(self)->data, arr(r)->data, nd_nbytes(arr(self)));
+  val_decref(r);
+  return val_none();
+}
+
 static Value *m_clip(Interp *I, Value *self, Value **a) {
   Value *lo = a[0] ? a[0] : VAL_NONE_P, *hi = a[1] ? a[1] : VAL_NONE_P;
   Value *r = lo->kind == VAL_NONE ? val_incref(self) : bi_np_binary(I, NPB_MAX, self, lo);
@@ -278,6 +299,12 @@ static const Builtin array_methods[] = {
     {"clip", m_clip, 0, PARAMS("min", "max"),
      "clip(min=None, max=None) -> ndarray: values limited"},
     {"dot", m_dot, 1, PARAMS("b"), "dot(b) -> ndarray: np.dot(self, b)"},
+    {"take", m_take, 1, PARAMS("indices", "axis"),
+     "take(indices, axis=None) -> ndarray: np.take(self, indices, axis)"},
+    {"argsort", m_argsort, 0, PARAMS("axis", "kind"),
+     "argsort(axis=-1, kind=None) -> ndarray: np.argsort(self, axis) (stable)"},
+    {"sort", m_sort, 0, PARAMS("axis", "kind"),
+     "sort(axis=-1, kind=None): sorts in place along axis (stable, NaN last)"},
     {"__abs__", m_abs, 0, NOPARAMS, "__abs__() -> ndarray: abs(self), elementwise"},
     {"numpy", m_copy, 0, NOPARAMS, "numpy() -> ndarray: a copy as a numpy array (tvm.nd)"},
     {"asnumpy", m_copy, 0, NOPARAMS, "asnumpy() -> ndarray: numpy()'s old name (tvm.nd)"},

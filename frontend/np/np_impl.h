@@ -210,6 +210,17 @@ NDArray *bi_np_transpose(Interp *I, const NDArray *a, const int *perm);
 Value *bi_np_fn_pad(Interp *I, Value *self, Value **a);
 Value *bi_np_fn_concatenate(Interp *I, Value *self, Value **a);
 
+/* ---- picking and reordering along an axis (np/arrange.c) ---- */
+/* The elements of a at the integer indices idx (any shape, negative counting from the end)
+ * along axis ax: IndexError for one out of range. */
+NDArray *bi_np_take(Interp *I, const NDArray *a, const NDArray *idx, int ax);
+/* np.take(a, indices, axis=None), np.stack(arrays, axis=0), np.sort(a, axis=-1, kind=None),
+ * np.argsort(a, axis=-1, kind=None). */
+Value *bi_np_fn_take(Interp *I, Value *self, Value **a);
+Value *bi_np_fn_stack(Interp *I, Value *self, Value **a);
+Value *bi_np_fn_sort(Interp *I, Value *self, Value **a);
+Value *bi_np_fn_argsort(Interp *I, Value *self, Value **a);
+
 /* ---- .npy files (np/io.c) ---- */
 Value *bi_np_fn_load(Interp *I, Value *self, Value **a);
 Value *bi_np_fn_save(Interp *I, Value *self, Value **a);

@@ -316,6 +316,8 @@ static void test_parse_primaries(void) {
   EXPR("a[:-1]", "(SUBSCRIPT (NAME a) (SLICE _ (UNARY - (INT 1)) _))");
   EXPR("a[x:y:z]", "(SUBSCRIPT (NAME a) (SLICE (NAME x) (NAME y) (NAME z)))");
   EXPR("a[::-1, 0]", "(SUBSCRIPT (NAME a) (TUPLE (SLICE _ _ (UNARY - (INT 1))) (INT 0)))");
+  EXPR("a[..., 0]", "(SUBSCRIPT (NAME a) (TUPLE (ELLIPSIS) (INT 0)))");
+  EXPR("...", "(ELLIPSIS)");
 }
 
 static void test_parse_displays(void) {
@@ -606,7 +608,6 @@ static void test_parse_errors(void) {
   ERR("x = {i for i in y}", 1, 5, "not supported yet: set comprehensions");
   ERR("x = (i for i in y)", 1, 5,
       "not supported yet: generator expressions (use a list comprehension)");
-  ERR("x[...]", 1, 3, "not supported yet: '...' (Ellipsis)");
   ERR("def f(a=1, b): pass", 1, 12, "non-default argument follows default argument");
   ERR("def f(a, b, a): pass", 1, 13, "duplicate argument 'a' in function definition");
   ERR("lambda a, *a: 0", 1, 11, "duplicate argument 'a' in function definition");
