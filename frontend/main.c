@@ -249,16 +249,19 @@ static int print_version(void) {
   printf("tes %s\n", TES_VERSION);
   printf("LLVM %s\n", TES_LLVM_VERSION);
   int major, minor;
-  Diag d = {0};
+  Diag d = DIAG_INIT;
   if (nvrtc_version(&major, &minor, &d))
     printf("NVRTC %d.%d\n", major, minor);
   else
     printf("NVRTC: not found (%s)\n", d.msg);
   int v = cuda_driver_version();
+  const char *why = cuda_driver_error(); /* NULL when the driver sees devices */
   if (v)
     printf("CUDA driver %d.%d\n", v / 1000, v % 1000 / 10);
+  else if (!why)
+    printf("CUDA driver: version unknown (cuDriverGetVersion failed)\n");
   else
-    printf("CUDA driver: not found (%s)\n", cuda_driver_error());
+    printf("CUDA driver: not found (%s)\n", why);
   return 0;
 }
 
