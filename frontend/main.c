@@ -13,11 +13,16 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/parse.h"
 #include "frontend/repl.h"
+#include "jit/cuda_driver.h"
+#include "jit/nvrtc.h"
 #include "ir/printer.h"
 #include "ir/strbuf.h"
 
 #ifndef TES_VERSION
 #define TES_VERSION "0.0.0"
+#endif
+#ifndef TES_LLVM_VERSION
+#define TES_LLVM_VERSION "unknown"
 #endif
 
 static const char usage_text[] =
@@ -38,7 +43,7 @@ static const char usage_text[] =
     "                       CUDA C of each tvm.build for \"cuda\")\n"
     "  --dump-after=PASS    print the IR after lowering pass PASS ('all': every pass)\n"
     "  --dump-ast FILE      print the syntax tree of FILE without running it\n"
-    "  --version            print the version and exit\n"
+    "  --version            print the versions of tes, LLVM, NVRTC and the CUDA driver\n"
     "  -h, --help           print this help and exit\n"
     "\n"
     "tvm.build targets: \"llvm\" (the CPU, compiled in the process by LLVM), \"c\" (C source)\n"
@@ -48,12 +53,15 @@ static const char usage_text[] =
     "  TES_LLVM_PLUGIN      the path of libtes-llvm.so (the LLVM back end), instead of looking\n"
     "                       beside tes and in the install's <libdir>/tes\n"
     "  TES_NUM_THREADS      threads for parallel loops (default: the CPUs tes may use)\n"
+    "  TES_CACHE=0          turn the compile cache ($XDG_CACHE_HOME/tes) off\n"
+    "  TES_CACHE_MAX_MB     the compile cache's size cap in megabytes (default 256)\n"
+    "  TES_TIME_BUILD=1     print each \"llvm\" build's phases to stderr (=cpu: in CPU time)\n"
     "  TES_CUDA_DRIVER      the CUDA driver library to load (default: libcuda.so.1)\n"
     "  TES_CUDA_SYNC=1      wait after every kernel launch, so a fault names its kernel\n"
     "  CC                   the C compiler export_library links with (default: cc)\n"
     "\n"
     "exit status: 0 success, 1 runtime error, 2 syntax error or bad usage;\n"
-    "sys.exit(N) exits with N.\n";
+    "sys.exit(N) exits with N. More in the manual page, man tes.\n";
 
 static int usage_error(const char *fmt, ...) TES_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -235,6 +243,28 @@ static int dump_after_option(Cmd *c, const char *value) {
   return -1;
 }
 
+/* --version: tes's, the LLVM it was built with, and the NVRTC and CUDA driver it finds now
+ * (both are loaded at run time, so their absence is a line, not an error). */
+static int print_version(void) {
+  printf("tes %s\n", TES_VERSION);
+  printf("LLVM %s\n", TES_LLVM_VERSION);
+  int major, minor;
+  Diag d = DIAG_INIT;
+  if (nvrtc_version(&major, &minor, &d))
+    printf("NVRTC %d.%d\n", major, minor);
+  else
+    printf("NVRTC: not found (%s)\n", d.msg);
+  int v = cuda_driver_version();
+  const char *why = cuda_driver_error(); /* NULL when the driver sees devices */
+  if (v)
+    printf("CUDA driver %d.%d\n", v / 1000, v % 1000 / 10);
+  else if (!why)
+    printf("CUDA driver: version unknown (cuDriverGetVersion failed)\n");
+  else
+    printf("CUDA driver: not found (%s)\n", why);
+  return 0;
+}
+
 /* Options come before FILE; everything after FILE (or CODE) belongs to the script. */
 static int parse_args(int argc, char **argv, Cmd *c) {
   int i = 1;
@@ -246,8 +276,7 @@ static int parse_args(int argc, char **argv, Cmd *c) {
       i++;
       break;
     } else if (strcmp(a, "--version") == 0) {
-      printf("tes %s\n", TES_VERSION);
-      return 0;
+      return print_version();
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage_text, stdout);
       return 0;

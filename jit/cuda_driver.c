@@ -26,6 +26,7 @@ enum { MAX_DEVICES = 64 };
 static int device_count;
 static int (*get_device)(int *dev, int ordinal);
 static int (*get_attribute)(int *value, int attr, int dev);
+static int (*driver_version)(int *version);
 static char why[512]; /* why device_count is 0; empty when it is not */
 static pthread_once_t probed = PTHREAD_ONCE_INIT;
 static const char *lib_path;
@@ -82,6 +83,7 @@ static void probe(void) {
   int (*count)(int *) = (int (*)(int *))entry(lib, path, "cuDeviceGetCount");
   get_device = (int (*)(int *, int))entry(lib, path, "cuDeviceGet");
   get_attribute = (int (*)(int *, int, int))entry(lib, path, "cuDeviceGetAttribute");
+  driver_version = (int (*)(int *))dlsym(lib, "cuDriverGetVersion");
   /* what running needs is looked up now and missed only when it is called */
 #define CU_LOOKUP(name, params) *(void **)&cu.name = dlsym(lib, #name);
   CU_CALLS(CU_LOOKUP)
@@ -109,6 +111,12 @@ int cuda_device_count(void) {
 }
 
 const char *cuda_driver_error(void) { return cuda_device_count() ? NULL : why; }
+
+int cuda_driver_version(void) {
+  pthread_once(&probed, probe);
+  int v = 0;
+  return driver_version && driver_version(&v) == 0 ? v : 0;
+}
 
 bool cuda_device_exists(int id) { return id >= 0 && id < cuda_device_count(); }
 

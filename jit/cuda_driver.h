@@ -26,6 +26,10 @@ int cuda_device_count(void);
  * or the driver's error code); NULL when there are devices. */
 const char *cuda_driver_error(void);
 
+/* The driver's CUDA version as cuDriverGetVersion gives it (12040 for 12.4), whether or not it
+ * sees a device; 0 when no driver could be loaded (cuda_driver_error() says why). */
+int cuda_driver_version(void);
+
 /* Whether CUDA device `id` exists. */
 bool cuda_device_exists(int id);
 

@@ -22,6 +22,7 @@ static struct {
   int (*log)(Program, char *);
   int (*destroy)(Program *);
   const char *(*error_string)(int);
+  int (*version)(int *, int *);
 } api;
 static char why[512]; /* why NVRTC could not be loaded; empty when it was */
 /* -I of the toolkit's headers (cuda_fp16.h), beside the library loaded; empty when none is */
@@ -72,7 +73,8 @@ static void load(void) {
   static const char *const names[] = {"nvrtcCreateProgram", "nvrtcCompileProgram",
                                       "nvrtcGetPTXSize",    "nvrtcGetPTX",
                                       "nvrtcGetProgramLogSize", "nvrtcGetProgramLog",
-                                      "nvrtcDestroyProgram", "nvrtcGetErrorString"};
+                                      "nvrtcDestroyProgram", "nvrtcGetErrorString",
+                                      "nvrtcVersion"};
   void **slots = (void **)&api;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     slots[i] = dlsym(lib, names[i]);
@@ -88,6 +90,12 @@ static void load(void) {
 bool nvrtc_available(Diag *d) {
   pthread_once(&loaded, load);
   return why[0] ? ir_error(d, "%s", why) : true;
+}
+
+bool nvrtc_version(int *major, int *minor, Diag *d) {
+  if (!nvrtc_available(d)) return false;
+  int r = api.version(major, minor);
+  return r == 0 ? true : ir_error(d, "nvrtcVersion failed: %s", api.error_string(r));
 }
 
 /* The line of src that NVRTC's log first names ("tes_kernel.cu(12): error: ..."), quoted. */

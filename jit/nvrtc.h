@@ -15,4 +15,7 @@ char *nvrtc_compile(const char *src, const char *arch, Diag *d);
 /* Whether NVRTC can be loaded; false with the reason on d. */
 bool nvrtc_available(Diag *d);
 
+/* NVRTC's version (12 and 4 for 12.4); false with the reason on d when it cannot be loaded. */
+bool nvrtc_version(int *major, int *minor, Diag *d);
+
 #endif

@@ -31,8 +31,9 @@ import json, sys
 info = json.load(sys.stdin)
 dest = {src.rsplit("/", 1)[-1]: dst for src, dst in info["installed"].items()}
 prefix = next(o["value"] for o in info["buildoptions"] if o["name"] == "prefix")
-print(dest.get("tes", ""), dest.get("libtes-llvm.so", ""), prefix)' 2>/dev/null)
-read -r tes_at plugin_at prefix <<<"$paths"
+print(dest.get("tes", ""), dest.get("libtes-llvm.so", ""), prefix, dest.get("tes.1", "-"),
+      dest.get("tes.bash", "-"))' 2>/dev/null)
+read -r tes_at plugin_at prefix man_at completion_at <<<"$paths"
 if [[ -z ${prefix:-} || -z $plugin_at ]]; then
   bad "meson introspect $build does not list tes and libtes-llvm.so as installed"
   finish
@@ -47,6 +48,25 @@ else
   cat "$tmp/install.log"
   bad "meson install --destdir did not install $tes_at and $plugin_at"
   finish
+fi
+
+# The man page tes(1) and bash completion, installed where man and bash-completion look.
+if [[ $man_at == */share/man/man1/tes.1 && -f $stage$man_at ]]; then ok; else
+  bad "meson install did not install the man page as <prefix>/share/man/man1/tes.1 ($man_at)"
+fi
+if command -v groff >/dev/null; then
+  # -ww: every warning; -z: render without output, so stderr holds nothing but warnings
+  warnings=$(groff -man -Tutf8 -ww -z "$stage$man_at" 2>&1)
+  rendered=$(groff -man -Tascii -P-cbu "$stage$man_at" 2>/dev/null)
+  if [[ -z $warnings && $rendered == *"tes - run scripts"*"EXIT STATUS"* ]]; then ok; else
+    bad "groff renders the installed tes.1 with warnings: $warnings"
+  fi
+else
+  echo "note: no groff here, so the man page's rendering is not checked"
+fi
+if [[ $completion_at == */share/bash-completion/completions/tes && -f $stage$completion_at ]] &&
+    bash -n "$stage$completion_at"; then ok; else
+  bad "meson install did not install bash completion as .../bash-completion/completions/tes"
 fi
 
 # From a folder outside the checkout, with nothing but the installed files to go on.

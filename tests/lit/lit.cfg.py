@@ -50,6 +50,9 @@ config.substitutions.append(('%tes', tes))
 cuda_home = os.environ.get('CUDA_HOME') or '/usr/local/cuda'
 if any(os.path.exists(os.path.join(cuda_home, 'lib64', 'libnvrtc.so.' + v)) for v in ('13', '12')):
     config.available_features.add('nvrtc')
+# editor support files (docs/editors) are tried in the editors found here
+if shutil.which('vim'):
+    config.available_features.add('vim')
 ptxas = shutil.which('ptxas') or os.path.join(cuda_home, 'bin', 'ptxas')
 if os.path.isfile(ptxas):
     config.available_features.add('ptxas')

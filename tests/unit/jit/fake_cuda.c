@@ -72,6 +72,12 @@ int cuInit(unsigned flags) {
 }
 #endif
 
+/* a made-up version no real driver reports: 99.5 */
+int cuDriverGetVersion(int *version) {
+  *version = 99050;
+  return 0;
+}
+
 int cuDeviceGetCount(int *count) {
   int err = env_int("FAKE_CUDA_COUNT_ERROR", 0);
   if (!err) *count = devices();
