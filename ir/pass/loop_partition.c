@@ -513,6 +513,11 @@ static Stmt *partition_stmt(IrMutator *m, Stmt *s) {
       Stmt *r = try_partition(p, s, s->u.for_.var, s->u.for_.min, max, s->u.for_.body, false);
       if (r) return r;
     }
+    /* Inside a loop the schedule unrolls, nothing is partitioned: tir.UnrollLoop copies the
+     * body once per iteration, so every part made here would be multiplied by the extent (a
+     * compute_at under an unrolled fused loop grew past UnrollLoop's limit: fuzzer seed 710).
+     * The guards stay, which is what the loop was before this pass. */
+    if (s->u.for_.fkind == FOR_UNROLLED) return s;
     push_var(a, &p->hint, s->u.for_.var, (IntSet){s->u.for_.min, max});
     Stmt *r = ir_mutate_children_stmt(m, s);
     p->hint.n--;
