@@ -17,21 +17,12 @@
 #include "jit/nvrtc.h"
 
 #include "tests/unit/check.h"
+#include "tests/unit/exc_text.h"
 
 static Interp *I;
 static char log_path[] = "/tmp/tes_module_cuda_XXXXXX";
-static char text[4096];
 
 static int run(const char *src) { return interp_run_text(I, "<test>", src, strlen(src), false); }
-
-/* The pending exception's message into text ("" when none); clears it. */
-static const char *taken(void) {
-  Value *exc = interp_error_take(I);
-  const Value *msg = exc && exc->kind == VAL_EXC ? exc->u.exc->msg : NULL;
-  snprintf(text, sizeof text, "%s", msg && msg->kind == VAL_STR ? msg->u.str.s : "");
-  val_xdecref(exc);
-  return text;
-}
 
 /* The driver's log since the last call (then emptied). */
 static const char *logged(void) {
@@ -101,29 +92,29 @@ int main(int argc, char **argv) {
                          ir_assert(&a, ir_binary(&a, EXPR_LT, iv, ir_i32(&a, 2)),
                                    ir_str(&a, "i went too far"), launch));
   CHECK(run("f(a, b)\n") < 0 && interp_error_matches(I, EXC_RuntimeError));
-  CHECK(strcmp(taken(), "rows: i went too far") == 0);
+  CHECK(strcmp(exc_text(I), "rows: i went too far") == 0);
   CHECK(strcmp(logged(), LAUNCH(0) LAUNCH(1)) == 0);
 
   /* refused, never skipped: a parallel loop, a store, a launch of something unknown */
   cm->host_body = ir_for(&a, i, ir_i32(&a, 0), ir_i32(&a, 4), FOR_PARALLEL, NULL, launch);
   CHECK(run("f(a, b)\n") < 0 && interp_error_matches(I, EXC_RuntimeError));
-  CHECK(strcmp(taken(), "rows: not supported yet: a loop that is not serial, over 4 in the host "
+  CHECK(strcmp(exc_text(I), "rows: not supported yet: a loop that is not serial, over 4 in the host "
                         "code of a cuda module") == 0);
   cm->host_body = ir_store(&a, m->f->params[1], ir_float(&a, DT_F32, 1.0), ir_i32(&a, 0), NULL);
   CHECK(run("f(a, b)\n") < 0 && interp_error_matches(I, EXC_RuntimeError));
-  CHECK(strcmp(taken(), "rows: not supported yet: a STORE statement in the host code of a cuda "
+  CHECK(strcmp(exc_text(I), "rows: not supported yet: a STORE statement in the host code of a cuda "
                         "module") == 0);
   Expr *name = ir_str(&a, "elsewhere");
   cm->host_body = ir_evaluate(&a, ir_call(&a, DT_I32, "tir.tvm_call_packed", CALL_EFFECT, 1, &name));
   CHECK(run("f(a, b)\n") < 0 && interp_error_matches(I, EXC_RuntimeError));
-  CHECK(strstr(taken(), "rows: not supported yet: the evaluation of @tir.tvm_call_packed(") ==
-        text);
-  CHECK(strstr(text, "in the host code of a cuda module") != NULL);
+  const char *t = exc_text(I);
+  CHECK(strstr(t, "rows: not supported yet: the evaluation of @tir.tvm_call_packed(") == t);
+  CHECK(strstr(t, "in the host code of a cuda module") != NULL);
 
   /* the launch alone: its scalar i is bound by nothing */
   cm->host_body = launch;
   CHECK(run("f(a, b)\n") < 0 && interp_error_matches(I, EXC_RuntimeError));
-  CHECK(strcmp(taken(), "rows: rows_kernel0's argument i is not bound where the host launches "
+  CHECK(strcmp(exc_text(I), "rows: rows_kernel0's argument i is not bound where the host launches "
                         "it") == 0);
   CHECK(strcmp(logged(), "") == 0);
 

@@ -10,25 +10,16 @@
 #include "frontend/tvm/raise.h"
 
 #include "tests/unit/check.h"
+#include "tests/unit/exc_text.h"
 
 static Interp *I;
-static char text[4096];
-
-/* The pending exception's message into text; clears it. */
-static const char *taken(void) {
-  Value *exc = interp_error_take(I);
-  const Value *msg = exc && exc->kind == VAL_EXC ? exc->u.exc->msg : NULL;
-  snprintf(text, sizeof text, "%s", msg && msg->kind == VAL_STR ? msg->u.str.s : "?");
-  val_xdecref(exc);
-  return text;
-}
 
 static void test_user_diag(void) {
   Diag d = DIAG_INIT;
   ir_error(&d, "cannot compute_at: stage B is not a producer of C");
   CHECK(bi_raise_diag(I, EXC_ScheduleError, &d) == NULL);
   CHECK(interp_error_matches(I, EXC_ScheduleError));
-  CHECK(strcmp(taken(), "cannot compute_at: stage B is not a producer of C") == 0);
+  CHECK(strcmp(exc_text(I), "cannot compute_at: stage B is not a producer of C") == 0);
 }
 
 static void test_internal_diag(void) {
@@ -37,20 +28,20 @@ static void test_internal_diag(void) {
   CHECK(bi_raise_diag(I, EXC_LowerError, &d) == NULL);
   CHECK(interp_error_matches(I, EXC_InternalError) && interp_error_matches(I, EXC_RuntimeError));
   CHECK(!interp_error_matches(I, EXC_LowerError));
-  CHECK(strcmp(taken(),
+  CHECK(strcmp(exc_text(I),
                "IR after tir.Simplify is malformed: x (at ir/lower.c:42; " TES_BUG_NOTE ")") == 0);
   diag_clear(&d);
   ir_internal_error_at(&d, NULL, 0, "IR after tir.Simplify is malformed: y");
   bi_raise_diag(I, EXC_LowerError, &d);
   CHECK(interp_error_matches(I, EXC_InternalError));
-  CHECK(strcmp(taken(), "IR after tir.Simplify is malformed: y (" TES_BUG_NOTE ")") == 0);
+  CHECK(strcmp(exc_text(I), "IR after tir.Simplify is malformed: y (" TES_BUG_NOTE ")") == 0);
 }
 
 static void test_empty_diag(void) {
   Diag d = DIAG_INIT;
   CHECK(bi_raise_diag(I, EXC_BuildError, &d) == NULL);
   CHECK(interp_error_matches(I, EXC_InternalError));
-  CHECK(strstr(taken(), "a BuildError was expected but none was recorded") != NULL);
+  CHECK(strstr(exc_text(I), "a BuildError was expected but none was recorded") != NULL);
 }
 
 int main(void) {

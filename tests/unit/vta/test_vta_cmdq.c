@@ -8,6 +8,7 @@
 #include "backends/vta/vta_cmdq.h"
 #include "jit/vta_sim.h"
 #include "tests/unit/check.h"
+#include "tests/unit/vta/gemm_ref.h"
 
 static const VtaConfig *C = &vta_default_config;
 
@@ -152,16 +153,7 @@ static void test_blocked_gemm(void) {
     CHECK(rc == 0);
     if (rc) printf("  %s\n", err);
     const int8_t *od = (const int8_t *)vta_sim_dram(d.sim, out, 64);
-    bool ok = true;
-    for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 16; j++) {
-        int32_t s = 0;
-        for (int kk = 0; kk < 16; kk++) s += xd[i * 16 + kk] * wd[j * 16 + kk];
-        s >>= 2;
-        s = s < 0 ? 0 : s > 127 ? 127 : s;
-        ok &= od[i * 16 + j] == s;
-      }
-    CHECK(ok);
+    CHECK(gemm_shr_clip_matches(xd, wd, od));
     VtaStats st = vta_sim_stats(d.sim);
     CHECK(st.inp_load_nbytes == 64 && st.wgt_load_nbytes == 256);
     CHECK(st.uop_load_nbytes == (1 + 1 + 4 * 3) * 4); /* each kernel once */

@@ -15,21 +15,14 @@
 #include "frontend/tvm/packages.h"
 #include "frontend/tvm/vta_runtime.h"
 #include "tests/unit/check.h"
+#include "tests/unit/vta/gemm_ref.h"
+#include "tests/unit/exc_text.h"
 
 static Interp *I;
-static char text[1024];
 static NDArray *x, *w, *out, *host;
 static Built m = {.name = "unit", .vta = true};
 
 static int run(const char *src) { return interp_run_text(I, "<test>", src, strlen(src), false); }
-
-static const char *taken(void) {
-  Value *exc = interp_error_take(I);
-  const Value *msg = exc && exc->kind == VAL_EXC ? exc->u.exc->msg : NULL;
-  snprintf(text, sizeof text, "%s", msg && msg->kind == VAL_STR ? msg->u.str.s : "");
-  val_xdecref(exc);
-  return text;
-}
 
 static NDArray *global(const char *name) {
   return bi_nd_any_of(dict_get_sym(interp_globals(I), sym_cstr(name)));
@@ -91,27 +84,18 @@ static void test_gemm(void) {
     CHECK(bi_vta_enter(I, &m) == 0);
     gemm_run(recorded);
     CHECK(bi_vta_leave(I, &m, true) == 0);
-    if (interp_error_pending(I)) printf("  %s\n", taken());
+    if (interp_error_pending(I)) printf("  %s\n", exc_text(I));
     /* recorded on the first run only, the third reset's kernel never */
     CHECK(recorded[0] == !run_no && recorded[1] == !run_no && recorded[2] == 0 &&
           recorded[3] == !run_no);
-    bool ok = true;
     const int8_t *od = out->data;
-    for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 16; j++) {
-        int32_t s = 0;
-        for (int k = 0; k < 16; k++) s += xd[i * 16 + k] * wd[j * 16 + k];
-        s >>= 2;
-        s = s < 0 ? 0 : s > 127 ? 127 : s;
-        ok &= od[i * 16 + j] == s;
-      }
-    CHECK(ok);
+    CHECK(gemm_shr_clip_matches(xd, wd, od));
     CHECK(run("st = simulator.stats()\n"
               "assert st['inp_load_nbytes'] == 64 and st['wgt_load_nbytes'] == 256\n"
               "assert st['uop_load_nbytes'] == 6 * 4 and st['acc_load_nbytes'] == 0\n"
               "assert st['gemm_counter'] == 4 and st['alu_counter'] == 3 * 4\n"
               "assert st['out_store_nbytes'] == 64\n") == 0);
-    if (interp_error_pending(I)) printf("  %s\n", taken());
+    if (interp_error_pending(I)) printf("  %s\n", exc_text(I));
   }
 }
 
@@ -120,7 +104,7 @@ static const char *failing(void (*body)(void *cmd)) {
   CHECK(bi_vta_enter(I, &m) == 0);
   body(VTATLSCommandHandle());
   CHECK(bi_vta_leave(I, &m, true) < 0 && interp_error_matches(I, EXC_RuntimeError));
-  return taken();
+  return exc_text(I);
 }
 
 static void host_pointer(void *cmd) {
@@ -156,8 +140,9 @@ static void test_errors(void) {
                                   "of 64 bytes") == 0);
   CHECK(strcmp(failing(stray_uop), "unit: VTAUopPush outside a micro-op kernel's recording") ==
         0);
-  CHECK(strstr(failing(far_stages), "unit: VTADepPush(1, 3): tokens flow between neighbouring "
-                                    "stages only") == text);
+  const char *far = failing(far_stages);
+  CHECK(strstr(far, "unit: VTADepPush(1, 3): tokens flow between neighbouring stages only") ==
+        far);
   CHECK(strcmp(failing(no_sync), "unit: VTA instructions left without a VTASynchronize "
                                  "(vta.coproc_sync)") == 0);
   const char *t = failing(unpushed_pop);
