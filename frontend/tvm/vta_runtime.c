@@ -87,6 +87,11 @@ static bool live(const char *fn, void *cmd, bool has_cmd) {
 
 void *VTATLSCommandHandle(void) { return &R; }
 
+void *VTABufferCPUPtr(void *cmd, void *buffer) {
+  (void)cmd;
+  return buffer;
+}
+
 /* The physical address of an ext_dev array's pointer p, checking that the 2-D access of
  * y_size rows of x_size elements (eb bytes each), x_stride apart, from element `offset`, stays
  * in the array; 0 after recording an error. */
@@ -307,12 +312,14 @@ bool bi_vta_runtime_ready(Interp *I) {
   static const char *const names[] = {
       "VTATLSCommandHandle", "VTALoadBuffer2D", "VTAStoreBuffer2D", "VTADepPush",
       "VTADepPop", "VTASynchronize", "VTAUopKernelSignature", "VTAUopKernelBegin",
-      "VTAUopLoopBegin", "VTAUopLoopEnd", "VTAUopPush", "VTAPushGEMMOp", "VTAPushALUOp"};
+      "VTAUopLoopBegin", "VTAUopLoopEnd", "VTAUopPush", "VTAPushGEMMOp", "VTAPushALUOp",
+      "VTABufferCPUPtr"};
   void *const addrs[] = {
       (void *)VTATLSCommandHandle, (void *)VTALoadBuffer2D, (void *)VTAStoreBuffer2D,
       (void *)VTADepPush, (void *)VTADepPop, (void *)VTASynchronize,
       (void *)VTAUopKernelSignature, (void *)VTAUopKernelBegin, (void *)VTAUopLoopBegin,
-      (void *)VTAUopLoopEnd, (void *)VTAUopPush, (void *)VTAPushGEMMOp, (void *)VTAPushALUOp};
+      (void *)VTAUopLoopEnd, (void *)VTAUopPush, (void *)VTAPushGEMMOp, (void *)VTAPushALUOp,
+      (void *)VTABufferCPUPtr};
   _Static_assert(sizeof names / sizeof *names == sizeof addrs / sizeof *addrs, "one each");
   bi_llvm->define_host_symbols((int)(sizeof names / sizeof *names), names, addrs);
   R.defined = true;

@@ -22,6 +22,9 @@ int32_t VTAStoreBuffer2D(void *cmd, int32_t src_sram_index, int32_t src_memory_t
 int32_t VTADepPush(void *cmd, int32_t from, int32_t to);
 int32_t VTADepPop(void *cmd, int32_t from, int32_t to);
 int32_t VTASynchronize(void *cmd, int32_t wait_cycles);
+/* The host's address of a buffer the CPU reads or writes in a VTA function (vta.CPUAccessRewrite):
+ * in the simulator an ext_dev array is a host view of its DRAM, so the buffer's own pointer. */
+void *VTABufferCPUPtr(void *cmd, void *buffer);
 /* One value of the next kernel's signature (the uop scope's free variables, in order). */
 int32_t VTAUopKernelSignature(int64_t value);
 /* 1: the kernel of (site, signature) is not recorded yet, and what runs up to the push
