@@ -12,6 +12,7 @@
 #include "ir/diag.h"
 #include "ir/strbuf.h"
 #include "ir/support.h"
+#include "jit/ndarray.h"
 
 static const TesLlvm *loaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,6 +108,10 @@ const TesLlvm *tes_llvm(Diag *d) {
     Diag why = DIAG_INIT;
     loaded = load(&why);
     if (!loaded) ir_error(d, "cannot load the LLVM back end: %s", why.msg);
+    const char *const *names;
+    void *const *addrs;
+    int n = loaded ? nd_half_libcalls(&names, &addrs) : 0;
+    if (n) loaded->define_host_symbols(n, names, addrs);
   }
   const TesLlvm *t = loaded;
   pthread_mutex_unlock(&lock);

@@ -130,3 +130,36 @@ uint16_t nd_double_to_half(double d) {
   if (he >= 31) return sign | 0x7c00;
   return sign | (uint16_t)(he << 10) | (uint16_t)(q & 0x3ff);
 }
+
+#ifdef __FLT16_MAX__
+static float half_extend_float(_Float16 h) {
+  uint16_t b;
+  memcpy(&b, &h, sizeof b);
+  return (float)nd_half_to_double(b);
+}
+
+static _Float16 half_trunc(double d) {
+  uint16_t b = nd_double_to_half(d);
+  _Float16 h;
+  memcpy(&h, &b, sizeof h);
+  return h;
+}
+
+/* float to double is exact, so rounding once from the double rounds the float once. */
+static _Float16 half_trunc_float(float f) { return half_trunc(f); }
+
+int nd_half_libcalls(const char *const **names, void *const **addrs) {
+  static const char *const n[] = {"__extendhfsf2", "__truncsfhf2", "__truncdfhf2"};
+  static void *const a[] = {(void *)half_extend_float, (void *)half_trunc_float,
+                            (void *)half_trunc};
+  *names = n;
+  *addrs = a;
+  return 3;
+}
+#else
+int nd_half_libcalls(const char *const **names, void *const **addrs) {
+  *names = NULL;
+  *addrs = NULL;
+  return 0;
+}
+#endif

@@ -51,5 +51,10 @@ size_t nd_nbytes(const NDArray *a);
  * out-of-range values become infinities. */
 double nd_half_to_double(uint16_t h);
 uint16_t nd_double_to_half(double d);
+/* The compiler-runtime conversions that LLVM's code calls for half where the target has no
+ * conversion instructions (x86-64 without F16C): __extendhfsf2, __truncsfhf2, __truncdfhf2,
+ * with the half in a vector register as _Float16 is passed. The JIT resolves those names to
+ * these (jit/llvm_plugin.c); n is 0 where the C compiler has no _Float16. */
+int nd_half_libcalls(const char *const **names, void *const **addrs);
 
 #endif
