@@ -161,6 +161,16 @@ static int masked_width(Cg *cg, DType t) {
   return w * t.bits <= maxbits ? w : 0;
 }
 
+/* The masked width of a dense access to base, or 0 where the access stays plain: an unmasked
+ * access to a stack allocation (a register tile's accumulators) is the plain odd-width vector
+ * op, which SROA turns into registers (a masked intrinsic keeps them in memory, each
+ * accumulation a load and a masked store), and which cannot run past an allocation the
+ * program's own indices stay within. */
+static int access_width(Cg *cg, DType t, LLVMValueRef base, LLVMValueRef mask) {
+  if (!mask && LLVMIsAAllocaInst(base)) return 0;
+  return masked_width(cg, t);
+}
+
 /* Lanes [0, n) of v, widened to w lanes: the others poison, or (fill) lane 0 of fill. */
 static LLVMValueRef resize(Cg *cg, LLVMValueRef v, int n, int w, LLVMValueRef fill) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
@@ -205,7 +215,7 @@ static LLVMValueRef load_vector(Cg *cg, const Expr *e, LLVMValueRef base, LLVMVa
     first = with_offset(cg, e->u.load.buf, index->u.ramp.base, first);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, e->u.load.buf, index->u.ramp.base, t);
-    int w = masked_width(cg, t);
+    int w = access_width(cg, t, base, mask);
     if (w) {
       LLVMTypeRef wt = LLVMVectorType(mt, (unsigned)w);
       LLVMTypeRef types[2] = {wt, LLVMTypeOf(p)};
@@ -280,7 +290,7 @@ static void store_vector(Cg *cg, const Stmt *s, LLVMValueRef base, LLVMValueRef 
     first = with_offset(cg, s->u.store.buf, index->u.ramp.base, first);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, s->u.store.buf, index->u.ramp.base, t);
-    int w = masked_width(cg, t);
+    int w = access_width(cg, t, base, mask);
     if (w) {
       mask = widen_mask(cg, mask, t.lanes, w);
       value = resize(cg, value, t.lanes, w, NULL);
