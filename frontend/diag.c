@@ -62,6 +62,11 @@ static SrcLoc report_loc(const Exc *e) {
   return e->loc;
 }
 
+SrcLoc diag_exc_loc(Value *exc) {
+  SrcLoc none = {0};
+  return exc && exc->kind == VAL_EXC ? report_loc(exc->u.exc) : none;
+}
+
 void diag_print_exc(FILE *out, Value *exc) {
   if (!exc || exc->kind != VAL_EXC) {
     fputs("tes: error: (not an exception)\n", out);

@@ -15,6 +15,8 @@
  *     FILE:LINE:COL in f                     <- innermost last
  * An exception with no location prints "tes: error: KIND: MESSAGE". */
 void diag_print_exc(FILE *out, Value *exc);
+/* The location that first line names (loc.src NULL: none). */
+SrcLoc diag_exc_loc(Value *exc);
 
 /* The first lines of the same format for an error that is not an exception value (a ParseError
  * in `tes --dump-ast`): "FILE:LINE:COL: error: KIND: MESSAGE", the line and the caret; KIND may

@@ -13,6 +13,7 @@
 #include "frontend/lang/interp.h"
 #include "frontend/lang/parse.h"
 #include "frontend/repl.h"
+#include "frontend/serve.h"
 #include "jit/cuda_driver.h"
 #include "jit/nvrtc.h"
 #include "ir/printer.h"
@@ -32,6 +33,7 @@ static const char usage_text[] =
     "       tes --emit=ir|llvm|cuda|asm FILE [ARGS...]\n"
     "       tes --dump-after=PASS FILE [ARGS...]\n"
     "       tes --dump-ast FILE\n"
+    "       tes --serve\n"
     "Runs a TES script; with no FILE, reads a session from standard input (the REPL when it\n"
     "is a terminal; otherwise statement by statement, echoing expression values).\n"
     "\n"
@@ -43,6 +45,8 @@ static const char usage_text[] =
     "                       CUDA C of each tvm.build for \"cuda\")\n"
     "  --dump-after=PASS    print the IR after lowering pass PASS ('all': every pass)\n"
     "  --dump-ast FILE      print the syntax tree of FILE without running it\n"
+    "  --serve              answer JSON requests, one a line, on stdin and stdout: the machine\n"
+    "                       mode for front ends such as the Jupyter kernel (docs/serve.md)\n"
     "  --version            print the versions of tes, LLVM, NVRTC and the CUDA driver\n"
     "  -h, --help           print this help and exit\n"
     "\n"
@@ -117,7 +121,7 @@ static void set_argv(Interp *I, const char *name, int nrest, char **rest) {
   free(v);
 }
 
-typedef enum { MODE_REPL, MODE_FILE, MODE_CODE, MODE_INSPECT } Mode;
+typedef enum { MODE_REPL, MODE_FILE, MODE_CODE, MODE_INSPECT, MODE_SERVE } Mode;
 
 typedef struct Cmd {
   Mode mode;
@@ -197,6 +201,10 @@ static int run_cmd(const Cmd *c) {
     set_argv(I, c->target, c->nrest, c->rest);
     status = run_script(I, c->target, NULL, &exiting);
     if (!exiting) status = repl_run(&I, isatty(STDIN_FILENO), status);
+    break;
+  case MODE_SERVE:
+    set_argv(I, "", 0, NULL);
+    status = serve_run(&I, TES_VERSION, TES_LLVM_VERSION);
     break;
   }
   interp_free(I);
@@ -285,6 +293,8 @@ static int parse_args(int argc, char **argv, Cmd *c) {
     } else if (strcmp(a, "-c") == 0 || strcmp(a, "-i") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs %s", a, a[1] == 'c' ? "CODE" : "a FILE");
       return take_target(c, a[1] == 'c' ? MODE_CODE : MODE_INSPECT, argc - i - 1, argv + i + 1);
+    } else if (strcmp(a, "--serve") == 0) {
+      c->mode = MODE_SERVE;
     } else if (n == 6 && strncmp(a, "--emit", n) == 0) {
       int status = eq ? emit_option(c, eq + 1) : usage_error("--emit needs =KIND");
       if (status >= 0) return status;
@@ -295,6 +305,7 @@ static int parse_args(int argc, char **argv, Cmd *c) {
       return usage_error("unknown option '%s'", a);
     }
   }
+  if (c->mode == MODE_SERVE && i < argc) return usage_error("--serve takes no FILE");
   return i < argc ? take_target(c, MODE_FILE, argc - i, argv + i) : -1;
 }
 

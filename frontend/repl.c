@@ -115,6 +115,12 @@ typedef struct Repl {
   int watch_nargs;
   Tensor **watch_args;
   char *watch_ir;
+  /* tes --serve (repl_session_new): failures stay with the caller (an exception left pending,
+   * a usage message in held_msg) instead of going to stderr, and :ir, :watch and the watch
+   * hook write to ir_out */
+  bool hold;
+  char *held_msg;
+  FILE *ir_out;
 } Repl;
 
 static void scan_quoted(Scan *s, const char *p, size_t n, size_t *i) {
@@ -225,6 +231,7 @@ static void note_failure(Repl *r, Interp *I) {
 }
 
 static void report(Repl *r, Interp *I) {
+  if (r->hold) return;
   if (interp_error_matches(I, EXC_KeyboardInterrupt)) {
     interp_error_clear(I);
     fflush(stdout);
@@ -393,19 +400,21 @@ static void complete_members(Interp *I, const char *text, size_t dot) {
   val_decref(obj);
 }
 
+/* The candidates for the word `text` into matches. */
+static void collect_matches(Interp *I, const char *text) {
+  matches_clear();
+  const char *dot = strrchr(text, '.');
+  if (text[0] == ':') {
+    for (int i = 0; meta_names[i]; i++)
+      if (strncmp(meta_names[i], text, strlen(text)) == 0) matches_add("", 0, meta_names[i], NULL);
+  } else if (dot)
+    complete_members(I, text, (size_t)(dot - text));
+  else
+    complete_names(I, text, strlen(text));
+}
+
 static char *next_match(const char *text, int state) {
-  if (state == 0) {
-    matches_clear();
-    const char *dot = strrchr(text, '.');
-    if (text[0] == ':') {
-      for (int i = 0; meta_names[i]; i++)
-        if (strncmp(meta_names[i], text, strlen(text)) == 0)
-          matches_add("", 0, meta_names[i], NULL);
-    } else if (dot)
-      complete_members(compl_interp, text, (size_t)(dot - text));
-    else
-      complete_names(compl_interp, text, strlen(text));
-  }
+  if (state == 0) collect_matches(compl_interp, text);
   return matches.next < matches.n ? matches.v[matches.next++] : NULL; /* readline frees it */
 }
 
@@ -429,10 +438,12 @@ static int tab_key(int count, int key) {
 
 static const char name_breaks[] = " \t\n\"\\'`@$><=;|&{(,[]+-*/%^~!";
 
-static bool is_load_line(void) {
-  const char *line = skip_space(rl_line_buffer);
+static bool load_line(const char *buf) {
+  const char *line = skip_space(buf);
   return starts_with_word(line, strlen(line), ":load");
 }
+
+static bool is_load_line(void) { return load_line(rl_line_buffer); }
 
 /* '.' never breaks a word, so "math.sq" completes as one; after :load only blanks do, so a
  * path completes whole. */
@@ -453,6 +464,37 @@ static char **complete(const char *text, int start, int end) {
   matches.no_paren = meta;
   if (!compl_interp) return NULL;
   return rl_completion_matches(text, next_match);
+}
+
+char **repl_complete(Interp *I, const char *line, size_t cursor, size_t *start, int *n) {
+  char *head = xstrndup(line, cursor); /* what readline would see left of the cursor */
+  const char *lp = skip_space(head);
+  bool meta = *lp == ':', load = meta && load_line(head);
+  const char *breaks = load ? " \t\n" : name_breaks;
+  size_t s = cursor;
+  while (s > 0 && !strchr(breaks, head[s - 1])) s--;
+  *start = s;
+  *n = 0;
+  char **out = NULL;
+  if (is_blank(head, cursor)) { /* TAB indents there */
+  } else if (load && s > (size_t)(lp - head)) { /* a path */
+    int cap = 0;
+    char *m;
+    for (int state = 0; (m = rl_filename_completion_function(head + s, state)); state++) {
+      if (*n == cap) out = xrealloc(out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *out);
+      out[(*n)++] = m;
+    }
+  } else {
+    bool no_paren = matches.no_paren;
+    matches.no_paren = meta;
+    collect_matches(I, head + s);
+    out = matches.v;
+    *n = (int)matches.n;
+    memset(&matches, 0, sizeof matches);
+    matches.no_paren = no_paren;
+  }
+  free(head);
+  return out;
 }
 
 /* ---- history ---- */
@@ -661,17 +703,23 @@ static const Property *lookup_prop(Interp *I, const char *name) {
 }
 
 /* Help for what NAME evaluates to, or for the property it names. */
-static void help_name(Interp *I, const char *name) {
-  StrBuf b = STRBUF_INIT;
+bool repl_help_text(Interp *I, const char *name, StrBuf *b) {
   const Property *p = lookup_prop(I, name);
   Value *v = p ? NULL : lookup_help(I, name);
+  bool found = true;
   if (p)
-    sb_printf(&b, "%s: %s\n", p->name, p->doc);
-  else if (!v || !val_help(I, &b, v))
-    sb_printf(&b, "no help for %s\n", name);
+    sb_printf(b, "%s: %s\n", p->name, p->doc);
+  else if (!v || !val_help(I, b, v))
+    sb_printf(b, "no help for %s\n", name), found = false;
+  val_xdecref(v);
+  return found;
+}
+
+static void help_name(Interp *I, const char *name) {
+  StrBuf b = STRBUF_INIT;
+  repl_help_text(I, name, &b);
   fputs(sb_cstr(&b), stdout);
   sb_free(&b);
-  val_xdecref(v);
 }
 
 static void meta_time(Repl *r, const char *expr) {
@@ -732,8 +780,7 @@ static Node *parse_expr_arg(Interp *I, const char *text, Unit **unit) {
   return e;
 }
 
-/* Evaluates e at module level, as a REPL entry runs. */
-static Value *eval_expr_arg(Interp *I, Unit *u, Node *e) {
+Value *repl_eval_expr(Interp *I, Unit *u, Node *e) {
   Frame F = {.unit = u, .globals = interp_globals(I), .name = sym_cstr("<module>")};
   bool outermost = I->stack_base == NULL;
   if (outermost) I->stack_base = __builtin_frame_address(0);
@@ -782,7 +829,7 @@ static bool split_request(Interp *I, const char *cmd, Value *v, Node *e, IrReque
 static bool ir_request(Interp *I, const char *cmd, const char *text, IrRequest *rq) {
   memset(rq, 0, sizeof *rq);
   Node *e = parse_expr_arg(I, text, &rq->unit);
-  Value *v = e ? eval_expr_arg(I, rq->unit, e) : NULL;
+  Value *v = e ? repl_eval_expr(I, rq->unit, e) : NULL;
   bool ok = v && split_request(I, cmd, v, e, rq);
   val_xdecref(v);
   if (!ok) ir_request_free(rq);
@@ -835,13 +882,16 @@ static char *request_text(Interp *I, IrRequest *rq) {
   return text;
 }
 
+/* Where :ir and :watch print: the script's stdout, or the server's buffer. */
+static FILE *ir_out(const Repl *r, Interp *I) { return r->ir_out ? r->ir_out : interp_stdout(I); }
+
 static void meta_ir(Repl *r, const char *arg) {
   Interp *I = *r->pI;
   IrRequest rq;
   begin_run();
   char *text = ir_request(I, ":ir", arg, &rq) ? request_text(I, &rq) : NULL;
   ir_request_free(&rq);
-  if (text) fputs(text, interp_stdout(I));
+  if (text) fputs(text, ir_out(r, I));
   free(text);
   end_run(I);
   if (!text) report(r, I);
@@ -940,7 +990,7 @@ static void unwatch(Repl *r) {
 static void watch_changed(void *user, Interp *I, Schedule *s, Stage *st, const char *what) {
   Repl *r = user;
   if (!r->watch || s != r->watch) return;
-  FILE *out = interp_stdout(I);
+  FILE *out = ir_out(r, I);
   if (st)
     fprintf(out, "// after %s[%s].%s\n", r->watch_name, st->op->name, what);
   else
@@ -1000,7 +1050,7 @@ static void meta_watch(Repl *r, const char *arg) {
   rq.args = NULL;
   ir_request_free(&rq);
   r->watch_ir = text;
-  FILE *out = interp_stdout(I);
+  FILE *out = ir_out(r, I);
   fprintf(out, "// watching %s\n", r->watch_name);
   print_diff(out, NULL, text);
   bi_pass_hooks(I)->changed = watch_changed;
@@ -1039,6 +1089,14 @@ static void meta_reset(Repl *r) {
 }
 
 static void meta_error(Repl *r, const char *fmt, const char *arg) {
+  if (r->hold) {
+    StrBuf b = STRBUF_INIT;
+    sb_printf(&b, fmt, arg);
+    size_t len;
+    free(r->held_msg);
+    r->held_msg = sb_take(&b, &len);
+    return;
+  }
   fflush(stdout);
   fputs("tes: ", stderr);
   fprintf(stderr, fmt, arg);
@@ -1177,4 +1235,66 @@ int repl_run(Interp **pI, bool interactive, int status) {
   fflush(stdout);
   if (r.exiting) return r.exit_code;
   return r.tty ? 0 : r.status;
+}
+
+/* ---- what tes --serve shares (serve.c) ---- */
+
+Repl *repl_session_new(Interp **pI) {
+  Repl *r = xcalloc(1, sizeof *r);
+  r->pI = pI;
+  r->hold = true;
+  return r;
+}
+
+void repl_session_free(Repl *r) {
+  if (!r) return;
+  if (bi_pass_hooks(*r->pI)->changed_user == r) bi_pass_hooks(*r->pI)->changed = NULL;
+  unwatch(r);
+  reset_chunk(r);
+  free(r->held_msg);
+  free(r);
+}
+
+void repl_session_set_ir_out(Repl *r, FILE *out) { r->ir_out = out; }
+
+int repl_session_meta(Repl *r, const char *line, char **msg) {
+  char *copy = xstrdup(line);
+  free(r->held_msg);
+  r->held_msg = NULL;
+  r->quit = false;
+  run_meta(r, copy);
+  free(copy);
+  *msg = r->held_msg;
+  r->held_msg = NULL;
+  if (r->quit) return 1;
+  if (*msg) return -2;
+  return interp_error_pending(*r->pI) ? -1 : 0;
+}
+
+ReplInputState repl_input_state(const char *text, size_t len) {
+  Repl r;
+  memset(&r, 0, sizeof r);
+  if (is_blank(text, len)) return REPL_COMPLETE;
+  if (*skip_space(text + strspn(text, " \t\r\n")) == ':') return REPL_COMPLETE;
+  bool complete = false;
+  for (size_t i = 0; i < len;) {
+    const char *nl = memchr(text + i, '\n', len - i);
+    size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+    sb_putn(&r.chunk, text + i, n);
+    sb_putc(&r.chunk, '\n');
+    scan_line(&r.scan, text + i, n);
+    complete = chunk_complete(&r, text + i, n);
+    if (complete) reset_chunk(&r);
+    i += n + 1;
+  }
+  reset_chunk(&r);
+  if (!complete) return REPL_INCOMPLETE;
+  Source *src = src_new("<cell>", text, len);
+  ParseError err;
+  memset(&err, 0, sizeof err);
+  Unit *u = parse_source(src, &err);
+  bool ok = u && resolve_unit(u, &err) == 0;
+  if (u) unit_decref(u);
+  src_decref(src);
+  return ok ? REPL_COMPLETE : REPL_INVALID;
 }

@@ -47,7 +47,7 @@ _tes() {
       for v in "${!COMPREPLY[@]}"; do COMPREPLY[v]=${cur%%=*}=${COMPREPLY[v]}; done
       return ;;
     -*)
-      COMPREPLY=($(compgen -W "-c -i --emit= --dump-after= --dump-ast --version --help -h --" \
+      COMPREPLY=($(compgen -W "-c -i --emit= --dump-after= --dump-ast --serve --version --help -h --" \
         -- "$cur"))
       [[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
       return ;;

@@ -30,7 +30,7 @@ if reference:
     tes = shutil.which(reference) or reference
     config.available_features.add('python-reference')
     # Diagnostics, the command line and the REPL are tes's own.
-    config.excludes += ['errors', 'cli', 'repl']
+    config.excludes += ['errors', 'cli', 'repl', 'serve']
 else:
     tes = os.environ.get('TES_BIN', os.path.join(repo, 'build', 'tes'))
     if not os.path.isfile(tes):
