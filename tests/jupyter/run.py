@@ -20,6 +20,7 @@ NAME... limits the run to those notebooks / kernel tests. Prints PASS/FAILED/UNS
 test and "N passed, M failed" last; exits non-zero when one failed.
 """
 
+import concurrent.futures
 import ctypes.util
 import glob
 import json
@@ -44,11 +45,11 @@ def log(msg):
     print(msg, flush=True)
 
 
-def sh(cmd, env=None, timeout=None):
+def sh(cmd, env=None, timeout=None, cwd=None):
     """(status, output) of a command."""
     try:
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=timeout)
+                           text=True, timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired as e:
         return 124, (e.stdout or "") + "\n(timed out after %s s)" % timeout
     except OSError as e:
@@ -123,14 +124,18 @@ def directives(path, name):
 
 
 def executed(nb_path, outdir, env, kernel_name=None):
-    """Runs a notebook with nbconvert; (status, output, the executed notebook or None)."""
+    """Runs a copy of a notebook in outdir with nbconvert; (status, output, the executed
+    notebook or None). The kernel runs in the notebook's folder (what it writes lands there)
+    and talks over Unix sockets (ipc), made in the working folder: outdir for both."""
+    result = os.path.join(outdir, os.path.basename(nb_path))
+    shutil.copyfile(nb_path, result)
     cmd = [os.path.join(env["VIRTUAL_ENV"], "bin", "jupyter"), "nbconvert", "--to", "notebook",
-           "--execute", "--output-dir", outdir,
+           "--execute", "--inplace", "--KernelManager.transport=ipc",
            "--ExecutePreprocessor.timeout=%d" % NOTEBOOK_TIMEOUT]
     if kernel_name:
         cmd.append("--ExecutePreprocessor.kernel_name=" + kernel_name)
-    status, out = sh(cmd + [nb_path], env=env, timeout=NOTEBOOK_TIMEOUT + 120)
-    result = os.path.join(outdir, os.path.basename(nb_path))
+    status, out = sh(cmd + [os.path.basename(result)], env=env, timeout=NOTEBOOK_TIMEOUT + 120,
+                     cwd=outdir)
     nb = json.load(open(result, encoding="utf-8")) if status == 0 and os.path.isfile(result) \
         else None
     return status, out, nb
@@ -177,36 +182,81 @@ def check_notebook_list(run, build):
             run.ok("notebook of examples/%s.tes generated" % stem)
 
 
-def run_example(run, prog, nb_path, env, have, scratch):
+GENERATOR_INPUT = """\
+# RUN: %tes %s | FileCheck %s
+# The title, and its prose
+# over two lines.
+import tvm
+x = 1
+
+######################################################################
+# A section
+def f(a):
+    # a comment in the body stays
+    return a + 1
+    # and so does one under the body
+
+print(f(x))
+# CHECK: 2
+y = [1,
+# a comment inside brackets stays
+     2]
+"""
+GENERATOR_CELLS = [
+    ("markdown", ["The title, and its prose", "over two lines."]),
+    ("code", ["import tvm", "x = 1"]),
+    ("markdown", ["A section"]),
+    # the CHECK line between print and y is dropped, so they share a cell
+    ("code", ["def f(a):", "    # a comment in the body stays", "    return a + 1",
+              "    # and so does one under the body", "", "print(f(x))",
+              "y = [1,", "# a comment inside brackets stays", "     2]"]),
+]
+
+
+def check_generator(run):
+    """Cells from a program: prose between statements, test lines dropped."""
+    sys.path.insert(0, os.path.join(ROOT, "jupyter"))
+    from tes_kernel.notebooks import cells_of
+    got = cells_of(GENERATOR_INPUT, "gen.tes")
+    if got == GENERATOR_CELLS:
+        run.ok("notebook generator: cells of a program")
+    else:
+        run.bad("notebook generator: cells of a program", "got %r" % got)
+
+
+def run_example(prog, nb_path, env, have, scratch):
+    """(verdict, what, detail): verdict "ok", "bad" or "unsupported"."""
     stem = os.path.splitext(os.path.basename(prog))[0]
     what = "notebook %s" % stem
     missing = [f for f in directives(prog, "REQUIRES") if f not in have]
     if missing:
-        log("UNSUPPORTED: %s: needs %s, which this machine lacks (as tests/examples)"
-            % (what, ", ".join(missing)))
-        return
+        return ("unsupported", what, "needs %s, which this machine lacks (as tests/examples)"
+                % ", ".join(missing))
     t0 = time.time()
-    status, out, nb = executed(nb_path, scratch, env)
+    outdir = os.path.join(scratch, stem)
+    os.makedirs(outdir)
+    status, out, nb = executed(nb_path, outdir, env)
     if nb is None:
-        run.bad(what, "nbconvert --execute failed (status %d):\n%s" % (status, tail(out, 40)))
-        return
+        return ("bad", what, "nbconvert --execute failed (status %d):\n%s"
+                % (status, tail(out, 40)))
     stdout = "".join(text_of(o) for _, o in cell_outputs(nb, "stream", "stdout"))
-    runs = directives(prog, "RUN")
-    if runs == ["%tes %s | FileCheck %s"]:
+    if directives(prog, "RUN") == ["%tes %s | FileCheck %s"]:
         p = subprocess.run([FILECHECK, prog], input=stdout, text=True, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
         if p.returncode != 0:
-            run.bad(what, "its output does not pass the program's CHECK lines:\n" +
+            return ("bad", what, "its output does not pass the program's CHECK lines:\n" +
                     tail(p.stdout, 30))
-            return
-    run.ok(what + " executed, output checked", time.time() - t0)
+        return ("ok", what + " executed, output checked", time.time() - t0)
+    return ("ok", what + " executed", time.time() - t0)
 
 
 def run_tutorial(run, env, scratch):
     """The published-style TVM tutorial: runs unchanged, IR echoes come as HTML."""
     what = "notebook tvm_tutorial_topi (a TVM tutorial as published)"
     t0 = time.time()
-    status, out, nb = executed(os.path.join(HERE, "tvm_tutorial_topi.ipynb"), scratch, env,
+    outdir = os.path.join(scratch, "tutorial")
+    os.makedirs(outdir)
+    status, out, nb = executed(os.path.join(HERE, "tvm_tutorial_topi.ipynb"), outdir, env,
                                kernel_name="tes")
     if nb is None:
         run.bad(what, "nbconvert --execute failed (status %d):\n%s" % (status, tail(out, 40)))
@@ -241,17 +291,20 @@ def main(argv):
         log("0 passed, 0 failed")
         return 0
     py = os.path.join(venv, "bin", "python")
-    status, out = sh([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                      "--no-deps", "--no-build-isolation", "--force-reinstall",
-                      os.path.join(ROOT, "jupyter")])
-    if status != 0:
-        run.bad("pip install ./jupyter", tail(out))
-        log("%d passed, %d failed" % (run.passed, run.failed))
-        return 1
-    run.ok("pip install ./jupyter")
-
     scratch = tempfile.mkdtemp(prefix="tes-jupyter-")
     try:
+        # from a copy: setuptools leaves build/ and the egg-info beside the sources
+        pkg = os.path.join(scratch, "jupyter")
+        shutil.copytree(os.path.join(ROOT, "jupyter"), pkg,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        status, out = sh([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                          "--no-deps", "--no-build-isolation", "--force-reinstall", pkg])
+        if status != 0:
+            run.bad("pip install ./jupyter", tail(out))
+            log("%d passed, %d failed" % (run.passed, run.failed))
+            return 1
+        run.ok("pip install ./jupyter")
+
         env = dict(os.environ, VIRTUAL_ENV=venv, TES_BIN=tes,
                    PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""),
                    # the venv's kernelspec first; nothing from the user's Jupyter set-up
@@ -279,7 +332,7 @@ def main(argv):
         if not only or any(n.startswith("test_") for n in only):
             status, out = sh([py, os.path.join(HERE, "test_kernel.py")]
                              + [n for n in only if n.startswith("test_")], env=env,
-                             timeout=1800)
+                             timeout=1800, cwd=scratch)
             for line in out.rstrip().split("\n")[:-1]:
                 log(line)
             m = re.match(r"(\d+) passed, (\d+) failed$", out.rstrip().split("\n")[-1])
@@ -291,15 +344,26 @@ def main(argv):
                         % (status, tail(out)))
 
         if not only:
+            check_generator(run)
             check_notebook_list(run, build)
         have = features()
+        jobs = []
         for prog in sorted(glob.glob(os.path.join(ROOT, "examples", "*.tes"))):
             stem = os.path.splitext(os.path.basename(prog))[0]
-            if only and stem not in only:
-                continue
             nb_path = os.path.join(build, "jupyter", stem + ".ipynb")
-            if os.path.isfile(nb_path):
-                run_example(run, prog, nb_path, env, have, scratch)
+            if (not only or stem in only) and os.path.isfile(nb_path):
+                jobs.append((prog, nb_path))
+        # two at a time, as ./check runs lit (the machines have two cores)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            verdicts = pool.map(lambda job: run_example(job[0], job[1], env, have, scratch),
+                                jobs)
+            for verdict, what, detail in verdicts:
+                if verdict == "ok":
+                    run.ok(what, detail)
+                elif verdict == "bad":
+                    run.bad(what, detail)
+                else:
+                    log("UNSUPPORTED: %s: %s" % (what, detail))
         if not only or "tvm_tutorial_topi" in only:
             run_tutorial(run, env, scratch)
     finally:
