@@ -10,7 +10,8 @@ import html
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import RegexLexer, bygroups, words
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text
+from pygments.token import (Comment, Generic, Keyword, Name, Number, Operator, Punctuation, String,
+                            Text)
 
 # Beyond this many characters of IR the HTML (five times larger with inline styles) is left
 # out: the notebook keeps the text alone.
@@ -21,7 +22,7 @@ MAX_COLS = 20
 
 
 class TesIRLexer(RegexLexer):
-    """The text of tes's IR printer (docs/ir.md): TVM's TIR script, printed form."""
+    """The text of tes's IR printer (docs/ir.md), and :watch's marked lines (docs/repl.md)."""
 
     name = "tes IR"
     aliases = ["tes-ir"]
@@ -29,6 +30,9 @@ class TesIRLexer(RegexLexer):
 
     tokens = {
         "root": [
+            # the marks of :watch's lines: in the new IR only, in the old one only
+            (r"^\+ ", Generic.Inserted),
+            (r"^- ", Generic.Deleted),
             (r"\s+", Text),
             (r"//.*?$", Comment.Single),
             (r'"(\\\\|\\"|[^"])*"', String.Double),

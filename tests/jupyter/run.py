@@ -167,19 +167,27 @@ class Run:
 
 
 def check_notebook_list(run, build):
-    """The build made a notebook of every example, and made it as the generator does now."""
+    """The build made a notebook of every example, made it as the generator does now, and
+    installs it under <prefix>/share/tes/notebooks."""
     sys.path.insert(0, os.path.join(ROOT, "jupyter"))
     from tes_kernel.notebooks import notebook
+    status, out = sh(["meson", "introspect", build, "--installed"])
+    installed = json.loads(out) if status == 0 else {}
     for prog in sorted(glob.glob(os.path.join(ROOT, "examples", "*.tes"))):
         stem = os.path.splitext(os.path.basename(prog))[0]
         built = os.path.join(build, "jupyter", stem + ".ipynb")
-        if not os.path.isfile(built):
+        dest = installed.get(built, "")
+        if not dest.endswith("/share/tes/notebooks/%s.ipynb" % stem):
+            run.bad("notebook of examples/%s.tes" % stem,
+                    "meson does not install %s as <prefix>/share/tes/notebooks/%s.ipynb (%r)"
+                    % (built, stem, dest))
+        elif not os.path.isfile(built):
             run.bad("notebook of examples/%s.tes" % stem,
                     "the build made no %s (jupyter/meson.build lists the examples)" % built)
         elif json.load(open(built, encoding="utf-8")) != notebook(prog):
             run.bad("notebook of examples/%s.tes" % stem, "%s is stale" % built)
         else:
-            run.ok("notebook of examples/%s.tes generated" % stem)
+            run.ok("notebook of examples/%s.tes generated and installed" % stem)
 
 
 GENERATOR_INPUT = """\

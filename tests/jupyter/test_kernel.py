@@ -200,8 +200,25 @@ def test_meta_commands(s):
     expect("499500" in text and "time:" in text, ":time gave %r" % out)
 
 
+def test_watch(s):
+    reply, out = s.run(":watch sched")
+    res = results(out)
+    expect(reply["status"] == "ok" and res and "// watching sched" in res[0]["text/plain"],
+           ":watch gave %r" % out)
+    reply, out = s.run("xo, xi = sched[B].split(B.op.axis[0], factor=4)")
+    res = results(out)
+    expect(res and "// after sched[B].split" in res[0]["text/plain"], "a watched split: %r" % out)
+    html = res[0].get("text/html", "")
+    expect("+ " in res[0]["text/plain"] and "<span" in html, "the split's IR: %r" % res)
+    reply, out = s.run(":unwatch")
+    expect("stopped watching sched" in streams(out, "stdout"), ":unwatch gave %r" % out)
+    reply, out = s.run(":bogus")
+    expect(reply["status"] == "error" and reply["ename"] == "UsageError", reply)
+    expect(":bogus" in reply["evalue"], reply)
+
+
 def test_ir_value_html(s):
-    reply, out = s.run("import tvm\ntvm.lower(sched, [A, B], simple_mode=True)")
+    reply, out = s.run("import tvm\ntvm.lower(te.create_schedule(B.op), [A, B], simple_mode=True)")
     expect(reply["status"] == "ok", reply)
     res = results(out)
     expect(res and "text/html" in res[0] and "B[i] = (A[i]*2f32)" in res[0]["text/plain"],
@@ -219,6 +236,11 @@ def test_array_html(s):
            "array HTML %r" % html)
     expect("float32" in html and "(2, 3)" in html, "array caption %r" % html)
     expect("1.5" in res[0]["text/plain"], res)
+    # NaN and the infinities come as strings (JSON has none)
+    reply, out = s.run("np.array([1.0, float('nan'), -float('inf')])")
+    html = results(out)[0].get("text/html", "")
+    expect("<td>nan</td>" in html and "<td>-inf</td>" in html and "float64" in html,
+           "array HTML %r" % html)
 
 
 def test_complete(s):
@@ -330,9 +352,9 @@ def test_no_tes(_):
 
 
 TESTS = [test_kernel_info, test_execute_stream_and_result, test_stderr_stream, test_error,
-         test_magics, test_meta_commands, test_ir_value_html, test_array_html, test_complete,
-         test_inspect, test_is_complete, test_interrupt, test_interrupt_compiled_kernel,
-         test_sys_exit, test_restart, test_no_tes]
+         test_magics, test_meta_commands, test_watch, test_ir_value_html, test_array_html,
+         test_complete, test_inspect, test_is_complete, test_interrupt,
+         test_interrupt_compiled_kernel, test_sys_exit, test_restart, test_no_tes]
 
 
 def main():
