@@ -54,7 +54,9 @@ class TesIRLexer(RegexLexer):
 
 
 def _ir_html(text):
-    formatter = HtmlFormatter(noclasses=True, nobackground=True, style="default")
+    # monospace said outright: notebook style sheets give HTML output's <pre> the text font
+    formatter = HtmlFormatter(noclasses=True, nobackground=True, style="default",
+                              prestyles="font-family: monospace")
     return '<div class="tes-ir">' + highlight(text, TesIRLexer(), formatter) + "</div>"
 
 
