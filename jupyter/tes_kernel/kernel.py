@@ -16,17 +16,52 @@ _MATPLOTLIB = re.compile(r"^\s*%matplotlib\b")
 _MAGIC = re.compile(r"^\s*(%%?|!)\S")
 
 
+def _scan(line, state):
+    """The (bracket depth, open triple quote or None, backslash at the end) after line, from
+    the state before it: just enough of the lexer to tell where statements start."""
+    depth, triple, _ = state
+    i, n = 0, len(line)
+    while i < n:
+        if triple:
+            end = line.find(triple, i)
+            if end < 0:
+                return depth, triple, False
+            i, triple = end + 3, None
+            continue
+        c = line[i]
+        if c == "#":
+            break
+        if c in "'\"":
+            if line.startswith(c * 3, i):
+                triple, i = c * 3, i + 3
+                continue
+            i += 1
+            while i < n and line[i] != c:
+                i += 2 if line[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    return depth, triple, line.rstrip().endswith("\\") and not triple
+
+
 def filter_magics(code):
     """(code, notes, bad): code with %matplotlib lines blanked (line numbers kept), a note for
-    each, and the (line number, text) of the first other magic or shell escape, or None."""
+    each, and the (line number, text) of the first other magic or shell escape, or None. Only
+    a line that starts a statement can be one (not a line inside brackets or a string)."""
     lines = code.split("\n")
     notes = []
+    state = (0, None, False)
     for i, line in enumerate(lines):
-        if _MATPLOTLIB.match(line):
+        starts = state == (0, None, False)
+        if starts and _MATPLOTLIB.match(line):
             notes.append("tes: '%s' ignored (no plotting in tes)\n" % line.strip())
             lines[i] = ""
-        elif _MAGIC.match(line):
+        elif starts and _MAGIC.match(line):
             return code, notes, (i + 1, line)
+        else:
+            state = _scan(line, state)
     return "\n".join(lines), notes, None
 
 

@@ -181,6 +181,9 @@ def test_magics(s):
         expect("not supported in tes" in reply["evalue"], reply)
     reply, out = s.run("y + 1")
     expect(results(out)[0]["text/plain"] == "4", "kernel state after a magic: %r" % out)
+    # a % or ! that does not start a statement is TES's own
+    reply, out = s.run('z = (7\n% 4)\nnote = """\n!not a shell escape\n"""\nz')
+    expect(reply["status"] == "ok" and results(out)[0]["text/plain"] == "3", reply)
 
 
 def test_meta_commands(s):
