@@ -9,6 +9,7 @@ Prints PASS/FAILED per test and "N passed, M failed" last; exits non-zero on a f
 """
 
 import os
+import queue
 import sys
 import time
 import traceback
@@ -34,14 +35,26 @@ class Session:
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=TIMEOUT)
 
-    def run(self, code, timeout=TIMEOUT, then=None):
-        """(reply content, [iopub messages of the cell]); then() runs right after sending."""
+    def run(self, code, timeout=TIMEOUT, interrupt_after=None):
+        """(reply content, [iopub messages of the cell]). With interrupt_after, the kernel is
+        interrupted that many seconds after the cell is sent, and again every 5 s without a
+        reply (a SIGINT that reaches tes before the cell starts is ignored, as when idle)."""
         msg_id = self.kc.execute(code)
-        if then:
-            then()
-        reply = self.kc.get_shell_msg(timeout=timeout)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.kc.get_shell_msg(timeout=timeout)
+        deadline = time.time() + timeout
+        if interrupt_after is not None:
+            time.sleep(interrupt_after)
+        while True:
+            if interrupt_after is not None:
+                self.km.interrupt_kernel()
+            try:
+                reply = self.kc.get_shell_msg(
+                    timeout=5 if interrupt_after is not None else timeout)
+            except queue.Empty:
+                if interrupt_after is None or time.time() > deadline:
+                    raise
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
         out = []
         while True:
             msg = self.kc.get_iopub_msg(timeout=timeout)
@@ -279,8 +292,7 @@ def test_is_complete(s):
 
 def test_interrupt(s):
     start = time.time()
-    reply, out = s.run("total = 0\nwhile True:\n    total += 1",
-                       then=lambda: (time.sleep(1.5), s.km.interrupt_kernel()))
+    reply, out = s.run("total = 0\nwhile True:\n    total += 1", interrupt_after=1.5)
     expect(reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt",
            "interrupted loop: %r" % reply)
     expect(time.time() - start < 60, "the interrupt took %.0f s" % (time.time() - start))
@@ -298,7 +310,7 @@ def test_interrupt_compiled_kernel(s):
             "x = tvm.nd.array(np.ones((N, N), dtype='float32'))\n"
             "y = tvm.nd.empty((N, N), 'float32')\n"
             "for rep in range(100):\n    f(x, y)")
-    reply, out = s.run(code, then=lambda: (time.sleep(4), s.km.interrupt_kernel()))
+    reply, out = s.run(code, interrupt_after=4)
     expect(reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt",
            "interrupted kernel: %r" % reply)
     reply, out = s.run("2 * 21")
