@@ -121,7 +121,10 @@ typedef struct Repl {
   bool hold;
   char *held_msg;
   FILE *ir_out;
+  const char *src_name; /* what errors in the code run call it; NULL: "<stdin>" */
 } Repl;
+
+static const char *src_name(const Repl *r) { return r->src_name ? r->src_name : "<stdin>"; }
 
 static void scan_quoted(Scan *s, const char *p, size_t n, size_t *i) {
   char c = p[*i];
@@ -254,7 +257,7 @@ static void end_run(Interp *I) {
 static int run_text(Repl *r, const char *text, size_t len) {
   Interp *I = *r->pI;
   begin_run();
-  int rc = interp_run_text(I, "<stdin>", text, len, true);
+  int rc = interp_run_text(I, src_name(r), text, len, true);
   end_run(I);
   if (rc < 0) report(r, I);
   return rc;
@@ -760,8 +763,8 @@ static void ir_request_free(IrRequest *rq) {
 }
 
 /* Parses text as one expression statement; NULL with a SyntaxError pending. */
-static Node *parse_expr_arg(Interp *I, const char *text, Unit **unit) {
-  Source *src = src_new("<stdin>", text, strlen(text));
+static Node *parse_expr_arg(Interp *I, const char *name, const char *text, Unit **unit) {
+  Source *src = src_new(name, text, strlen(text));
   ParseError err;
   memset(&err, 0, sizeof err);
   Unit *u = parse_source(src, &err);
@@ -826,9 +829,10 @@ static bool split_request(Interp *I, const char *cmd, Value *v, Node *e, IrReque
 }
 
 /* false with the error pending (and *rq empty) */
-static bool ir_request(Interp *I, const char *cmd, const char *text, IrRequest *rq) {
+static bool ir_request(Interp *I, const char *name, const char *cmd, const char *text,
+                       IrRequest *rq) {
   memset(rq, 0, sizeof *rq);
-  Node *e = parse_expr_arg(I, text, &rq->unit);
+  Node *e = parse_expr_arg(I, name, text, &rq->unit);
   Value *v = e ? repl_eval_expr(I, rq->unit, e) : NULL;
   bool ok = v && split_request(I, cmd, v, e, rq);
   val_xdecref(v);
@@ -889,7 +893,7 @@ static void meta_ir(Repl *r, const char *arg) {
   Interp *I = *r->pI;
   IrRequest rq;
   begin_run();
-  char *text = ir_request(I, ":ir", arg, &rq) ? request_text(I, &rq) : NULL;
+  char *text = ir_request(I, src_name(r), ":ir", arg, &rq) ? request_text(I, &rq) : NULL;
   ir_request_free(&rq);
   if (text) fputs(text, ir_out(r, I));
   free(text);
@@ -1035,7 +1039,7 @@ static void meta_watch(Repl *r, const char *arg) {
   Interp *I = *r->pI;
   IrRequest rq;
   begin_run();
-  char *text = ir_request(I, ":watch", arg, &rq) ? request_text(I, &rq) : NULL;
+  char *text = ir_request(I, src_name(r), ":watch", arg, &rq) ? request_text(I, &rq) : NULL;
   end_run(I);
   if (!text) {
     ir_request_free(&rq);
@@ -1256,6 +1260,8 @@ void repl_session_free(Repl *r) {
 }
 
 void repl_session_set_ir_out(Repl *r, FILE *out) { r->ir_out = out; }
+
+void repl_session_set_name(Repl *r, const char *name) { r->src_name = name; }
 
 int repl_session_meta(Repl *r, const char *line, char **msg) {
   char *copy = xstrdup(line);

@@ -37,6 +37,9 @@ Repl *repl_session_new(Interp **pI);
 void repl_session_free(Repl *r);
 /* Where :ir, :watch and the watched schedule's updates print (NULL: the script's stdout). */
 void repl_session_set_ir_out(Repl *r, FILE *out);
+/* What errors in a meta command's code (:ir's SCHED, :time's EXPR) call it (NULL: "<stdin>");
+ * the string must outlive its use. */
+void repl_session_set_name(Repl *r, const char *name);
 /* Runs one meta command line (":ir s"). 0 done; 1 it was :quit; -1 failed with the exception
  * pending on *pI; -2 a usage error, its message in *msg (malloc'd; NULL otherwise). */
 int repl_session_meta(Repl *r, const char *line, char **msg);

@@ -123,9 +123,11 @@ typedef enum { REQ_LINE, REQ_EOF, REQ_TOO_LONG } ReqGot;
  * line longer than REQUEST_MAX is read on and dropped up to its end, never held whole. SIGINT
  * while waiting is ignored. */
 static ReqGot read_request(Server *S, char **line, size_t *n) {
-  memmove(S->buf, S->buf + S->start, S->len - S->start);
-  S->len -= S->start;
-  S->start = 0;
+  if (S->start) { /* what the last call handed out goes */
+    memmove(S->buf, S->buf + S->start, S->len - S->start);
+    S->len -= S->start;
+    S->start = 0;
+  }
   size_t scanned = 0;
   bool dropping = false;
   for (;;) {
@@ -419,6 +421,7 @@ static int execute(Server *S, const Json *id, const Json *code) {
   size_t irlen = 0;
   FILE *irf = open_memstream(&ir, &irlen);
   repl_session_set_ir_out(S->repl, irf);
+  repl_session_set_name(S->repl, sb_cstr(&name));
   StrBuf value = STRBUF_INIT;
   char *usage = NULL;
   bool quit = false, meta = is_meta_cell(code->text);
@@ -435,6 +438,7 @@ static int execute(Server *S, const Json *id, const Json *code) {
     val_xdecref(v);
   }
   repl_session_set_ir_out(S->repl, NULL);
+  repl_session_set_name(S->repl, NULL);
   if (irf) fclose(irf);
   capture_end(S);
   tes_interrupted = 0;
