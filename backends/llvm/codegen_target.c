@@ -53,8 +53,16 @@ static void init_llvm(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
-  const char *const argv[] = {"tes", "-vectorize-slp=false"};
-  LLVMParseCommandLineOptions(2, argv, NULL);
+  /* TES_LLVM_ARGS: more of LLVM's own options, space-separated (-time-passes), to study a build */
+  const char *argv[16] = {"tes", "-vectorize-slp=false"};
+  int argc = 2;
+  const char *env = getenv("TES_LLVM_ARGS");
+  char *args = env ? xstrdup(env) : NULL, *save = NULL;
+  for (char *a = args ? strtok_r(args, " ", &save) : NULL; a && argc < 16;
+       a = strtok_r(NULL, " ", &save))
+    argv[argc++] = a;
+  LLVMParseCommandLineOptions(argc, argv, NULL);
+  free(args);
 }
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
