@@ -42,7 +42,11 @@ struct CgLlvmCode {
 
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val) {
   VEC_GROW(NULL, cg->env, cg->capenv, cg->nenv + 1);
-  cg->env[cg->nenv++] = (CgBinding){v, val};
+  cg->env[cg->nenv++] = (CgBinding){v, val, NULL};
+}
+void cg_bind_wide(Cg *cg, const Var *v, LLVMValueRef val, LLVMValueRef wide) {
+  cg_bind(cg, v, val);
+  cg->env[cg->nenv - 1].wide = wide;
 }
 
 void cg_unbind(Cg *cg, int n) { cg->nenv -= n; }
@@ -50,6 +54,12 @@ void cg_unbind(Cg *cg, int n) { cg->nenv -= n; }
 LLVMValueRef cg_lookup(Cg *cg, const Var *v) {
   for (int i = cg->nenv - 1; i >= 0; i--)
     if (cg->env[i].var == v) return cg->env[i].val;
+  return NULL;
+}
+
+LLVMValueRef cg_lookup_wide(Cg *cg, const Var *v) {
+  for (int i = cg->nenv - 1; i >= 0; i--)
+    if (cg->env[i].var == v) return cg->env[i].wide;
   return NULL;
 }
 

@@ -21,6 +21,14 @@ static LLVMValueRef with_offset(Cg *cg, const Buffer *buf, const Expr *index, LL
   return LLVMBuildAdd(cg->b, idx, cg_splat(cg, o, index->dtype.lanes), "");
 }
 
+/* A scalar index (or a dense ramp's base) into buf, offset included, as i64 (cg_index). */
+static LLVMValueRef scalar_index(Cg *cg, const Buffer *buf, const Expr *index) {
+  LLVMValueRef idx = cg_index(cg, index);
+  int64_t off;
+  if (!buf->elem_offset || (ir_as_int(buf->elem_offset, &off) && off == 0)) return idx;
+  return LLVMBuildNSWAdd(cg->b, idx, cg_index(cg, buf->elem_offset), "");
+}
+
 static bool is_dense(const Expr *index) {
   return index->kind == EXPR_RAMP && ir_is_const_int(index->u.ramp.stride, 1);
 }
@@ -201,8 +209,7 @@ static LLVMValueRef load_vector(Cg *cg, const Expr *e, LLVMValueRef base, LLVMVa
   unsigned align = elem_align(cg, t);
   LLVMValueRef v;
   if (is_dense(index)) {
-    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
-    first = with_offset(cg, e->u.load.buf, index->u.ramp.base, first);
+    LLVMValueRef first = scalar_index(cg, e->u.load.buf, index->u.ramp.base);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, e->u.load.buf, index->u.ramp.base, t);
     int w = masked_width(cg, t);
@@ -261,7 +268,7 @@ LLVMValueRef cg_load(Cg *cg, const Expr *e) {
     v = load_vector(cg, e, base, pred);
     cg->lane_mask = saved;
   } else {
-    v = load_scalar(cg, e->dtype, base, with_offset(cg, e->u.load.buf, index, cg_expr(cg, index)));
+    v = load_scalar(cg, e->dtype, base, scalar_index(cg, e->u.load.buf, index));
   }
   return guard ? guard_end(cg, g, v) : v;
 }
@@ -276,8 +283,7 @@ static void store_vector(Cg *cg, const Stmt *s, LLVMValueRef base, LLVMValueRef 
   unsigned align = elem_align(cg, t);
   value = to_memory(cg, t, value);
   if (is_dense(index)) {
-    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
-    first = with_offset(cg, s->u.store.buf, index->u.ramp.base, first);
+    LLVMValueRef first = scalar_index(cg, s->u.store.buf, index->u.ramp.base);
     LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
     align = dense_align(cg, s->u.store.buf, index->u.ramp.base, t);
     int w = masked_width(cg, t);
@@ -320,7 +326,7 @@ void cg_store(Cg *cg, const Stmt *s) {
   }
   Guard g = {0};
   if (s->u.store.predicate) g = guard_begin(cg, cg_expr(cg, s->u.store.predicate));
-  LLVMValueRef idx = with_offset(cg, s->u.store.buf, index, cg_expr(cg, index));
+  LLVMValueRef idx = scalar_index(cg, s->u.store.buf, index);
   LLVMTypeRef mt = cg_mem_type(cg, t);
   LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
   LLVMSetAlignment(LLVMBuildStore(cg->b, to_memory(cg, t, value), p), elem_align(cg, t));
