@@ -399,8 +399,9 @@ char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char *cpu = LLVMGetTargetMachineCPU(c->tm), *features = LLVMGetTargetMachineFeatureString(c->tm);
-  sb_printf(&b, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nopt %d\npipeline %s\n", major,
-            minor, patch, c->triple, cpu, features, c->opt_level, cg_pipeline(c->opt_level));
+  sb_printf(&b, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nopt %d\npipeline %s\nargs %s\n",
+            major, minor, patch, c->triple, cpu, features, c->opt_level,
+            cg_pipeline(c->opt_level), cg_llvm_args());
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   for (int i = 0; i < c->nmessages; i++) put_bytes(&b, c->messages[i], strlen(c->messages[i]));
