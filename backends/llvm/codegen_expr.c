@@ -234,6 +234,29 @@ static LLVMValueRef binary(Cg *cg, const Expr *e) {
   return LLVMBuildOr(cg->b, a, b, "");
 }
 
+static bool is_int32(DType t) { return t.code == DT_INT && t.bits == 32 && t.lanes == 1; }
+
+LLVMValueRef cg_index(Cg *cg, const Expr *e) {
+  if (is_int32(e->dtype)) {
+    LLVMValueRef w;
+    switch (e->kind) {
+    case EXPR_INT:
+      return LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)e->u.ival, 1);
+    case EXPR_VAR:
+      if ((w = cg_lookup_wide(cg, e->u.var))) return w;
+      break;
+    case EXPR_ADD:
+    case EXPR_SUB:
+    case EXPR_MUL:
+      return arith(cg, e->kind, DT_MAKE(DT_INT, 64, 1), cg_index(cg, e->u.bin.a),
+                   cg_index(cg, e->u.bin.b));
+    default:
+      break;
+    }
+  }
+  return cg_to_i64(cg, cg_expr(cg, e), e->dtype);
+}
+
 /* ---- vectors ---- */
 
 static LLVMValueRef ramp(Cg *cg, const Expr *e) {

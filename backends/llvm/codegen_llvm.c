@@ -42,7 +42,11 @@ struct CgLlvmCode {
 
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val) {
   VEC_GROW(NULL, cg->env, cg->capenv, cg->nenv + 1);
-  cg->env[cg->nenv++] = (CgBinding){v, val};
+  cg->env[cg->nenv++] = (CgBinding){v, val, NULL};
+}
+void cg_bind_wide(Cg *cg, const Var *v, LLVMValueRef val, LLVMValueRef wide) {
+  cg_bind(cg, v, val);
+  cg->env[cg->nenv - 1].wide = wide;
 }
 
 void cg_unbind(Cg *cg, int n) { cg->nenv -= n; }
@@ -50,6 +54,12 @@ void cg_unbind(Cg *cg, int n) { cg->nenv -= n; }
 LLVMValueRef cg_lookup(Cg *cg, const Var *v) {
   for (int i = cg->nenv - 1; i >= 0; i--)
     if (cg->env[i].var == v) return cg->env[i].val;
+  return NULL;
+}
+
+LLVMValueRef cg_lookup_wide(Cg *cg, const Var *v) {
+  for (int i = cg->nenv - 1; i >= 0; i--)
+    if (cg->env[i].var == v) return cg->env[i].wide;
   return NULL;
 }
 
@@ -389,8 +399,9 @@ char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   char *cpu = LLVMGetTargetMachineCPU(c->tm), *features = LLVMGetTargetMachineFeatureString(c->tm);
-  sb_printf(&b, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nopt %d\npipeline %s\n", major,
-            minor, patch, c->triple, cpu, features, c->opt_level, cg_pipeline(c->opt_level));
+  sb_printf(&b, "llvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nopt %d\npipeline %s\nargs %s\n",
+            major, minor, patch, c->triple, cpu, features, c->opt_level,
+            cg_pipeline(c->opt_level), cg_llvm_args());
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   for (int i = 0; i < c->nmessages; i++) put_bytes(&b, c->messages[i], strlen(c->messages[i]));

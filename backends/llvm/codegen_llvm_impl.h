@@ -19,6 +19,7 @@
 typedef struct CgBinding {
   const Var *var;
   LLVMValueRef val;
+  LLVMValueRef wide; /* an int32 loop variable's i64 counter (cg_index), else NULL */
 } CgBinding;
 
 typedef struct Cg {
@@ -61,6 +62,7 @@ typedef struct CgTarget {
   int opt_level;
 } CgTarget;
 void cg_llvm_init(void); /* LLVM's native target, once per process */
+const char *cg_llvm_args(void); /* the LLVM options TES_LLVM_ARGS gave (cg_llvm_init), or "" */
 bool cg_target_parse(const char *target, CgTarget *t, Diag *d);
 void cg_target_free(CgTarget *t);
 /* The target machine of t, made on first use and kept for the process (never dispose it): the
@@ -76,8 +78,11 @@ const char *cg_pipeline(int opt_level);
 
 /* ---- codegen_llvm.c ---- */
 void cg_bind(Cg *cg, const Var *v, LLVMValueRef val);
+/* An int32 variable with its value also as i64 (a loop counter), for cg_index. */
+void cg_bind_wide(Cg *cg, const Var *v, LLVMValueRef val, LLVMValueRef wide);
 void cg_unbind(Cg *cg, int n);                /* drops the n innermost bindings */
 LLVMValueRef cg_lookup(Cg *cg, const Var *v); /* NULL when v is not in scope */
+LLVMValueRef cg_lookup_wide(Cg *cg, const Var *v); /* its i64 value; NULL when it has none */
 /* Marks parameter index (0-based) of fn as a buffer: noalias, 64-byte aligned. */
 void cg_buffer_param(Cg *cg, LLVMValueRef fn, int index);
 /* An alloca of `count` elements of t at the function's entry, aligned to align bytes. */
@@ -100,6 +105,10 @@ LLVMValueRef cg_const_int(Cg *cg, DType t, int64_t v);
 LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, DType from, DType to);
 /* A value of integer type widened or narrowed to i64 as a signed or unsigned number. */
 LLVMValueRef cg_to_i64(Cg *cg, LLVMValueRef v, DType from);
+/* A scalar integer expression (an index, a loop bound) as i64. int32 index arithmetic is done
+ * in 64 bits (constants, +, -, * of loop counters), where its nsw makes that the same value,
+ * so LLVM has no 32-bit induction variables to widen (indvars) nor sign extensions to fold. */
+LLVMValueRef cg_index(Cg *cg, const Expr *e);
 
 /* ---- codegen_intrin.c ---- */
 LLVMValueRef cg_call(Cg *cg, const Expr *e);

@@ -21,6 +21,30 @@ static LLVMValueRef with_offset(Cg *cg, const Buffer *buf, const Expr *index, LL
   return LLVMBuildAdd(cg->b, idx, cg_splat(cg, o, index->dtype.lanes), "");
 }
 
+/* A scalar index (or a dense ramp's base) into buf, offset included, as i64 (cg_index). */
+static LLVMValueRef scalar_index(Cg *cg, const Buffer *buf, const Expr *index) {
+  LLVMValueRef idx = cg_index(cg, index);
+  int64_t off;
+  if (!buf->elem_offset || (ir_as_int(buf->elem_offset, &off) && off == 0)) return idx;
+  return LLVMBuildNSWAdd(cg->b, idx, cg_index(cg, buf->elem_offset), "");
+}
+
+/* The address of element index (a scalar, or a dense ramp's base) of buf, whose elements are
+ * mt's. A constant term (x + 1024) is a GEP of its own off the address of the rest, so that
+ * the accesses of an unrolled body share one address and differ by displacements. */
+static LLVMValueRef element_address(Cg *cg, LLVMTypeRef mt, LLVMValueRef base, const Buffer *buf,
+                                    const Expr *index) {
+  int64_t c;
+  if (index->kind == EXPR_ADD && ir_as_int(index->u.bin.b, &c) && index->dtype.code == DT_INT &&
+      index->dtype.bits == 32) {
+    LLVMValueRef p = element_address(cg, mt, base, buf, index->u.bin.a);
+    LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)c, 1);
+    return LLVMBuildGEP2(cg->b, mt, p, &k, 1, "");
+  }
+  LLVMValueRef idx = scalar_index(cg, buf, index);
+  return LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+}
+
 static bool is_dense(const Expr *index) {
   return index->kind == EXPR_RAMP && ir_is_const_int(index->u.ramp.stride, 1);
 }
@@ -196,9 +220,10 @@ static LLVMValueRef widen_mask(Cg *cg, LLVMValueRef mask, int lanes, int w) {
 
 /* ---- loads ---- */
 
-static LLVMValueRef load_scalar(Cg *cg, DType t, LLVMValueRef base, LLVMValueRef idx) {
+static LLVMValueRef load_scalar(Cg *cg, DType t, LLVMValueRef base, const Buffer *buf,
+                                const Expr *index) {
   LLVMTypeRef mt = cg_mem_type(cg, t);
-  LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMValueRef p = element_address(cg, mt, base, buf, index);
   LLVMValueRef v = LLVMBuildLoad2(cg->b, mt, p, "");
   LLVMSetAlignment(v, elem_align(cg, t));
   return from_memory(cg, t, v);
@@ -211,9 +236,7 @@ static LLVMValueRef load_vector(Cg *cg, const Expr *e, LLVMValueRef base, LLVMVa
   unsigned align = elem_align(cg, t);
   LLVMValueRef v;
   if (is_dense(index)) {
-    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
-    first = with_offset(cg, e->u.load.buf, index->u.ramp.base, first);
-    LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
+    LLVMValueRef p = element_address(cg, mt, base, e->u.load.buf, index->u.ramp.base);
     align = dense_align(cg, e->u.load.buf, index->u.ramp.base, t);
     int w = access_width(cg, t, base, mask);
     if (w) {
@@ -271,7 +294,7 @@ LLVMValueRef cg_load(Cg *cg, const Expr *e) {
     v = load_vector(cg, e, base, pred);
     cg->lane_mask = saved;
   } else {
-    v = load_scalar(cg, e->dtype, base, with_offset(cg, e->u.load.buf, index, cg_expr(cg, index)));
+    v = load_scalar(cg, e->dtype, base, e->u.load.buf, index);
   }
   return guard ? guard_end(cg, g, v) : v;
 }
@@ -286,9 +309,7 @@ static void store_vector(Cg *cg, const Stmt *s, LLVMValueRef base, LLVMValueRef 
   unsigned align = elem_align(cg, t);
   value = to_memory(cg, t, value);
   if (is_dense(index)) {
-    LLVMValueRef first = cg_expr(cg, index->u.ramp.base);
-    first = with_offset(cg, s->u.store.buf, index->u.ramp.base, first);
-    LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &first, 1, "");
+    LLVMValueRef p = element_address(cg, mt, base, s->u.store.buf, index->u.ramp.base);
     align = dense_align(cg, s->u.store.buf, index->u.ramp.base, t);
     int w = access_width(cg, t, base, mask);
     if (w) {
@@ -330,9 +351,8 @@ void cg_store(Cg *cg, const Stmt *s) {
   }
   Guard g = {0};
   if (s->u.store.predicate) g = guard_begin(cg, cg_expr(cg, s->u.store.predicate));
-  LLVMValueRef idx = with_offset(cg, s->u.store.buf, index, cg_expr(cg, index));
   LLVMTypeRef mt = cg_mem_type(cg, t);
-  LLVMValueRef p = LLVMBuildGEP2(cg->b, mt, base, &idx, 1, "");
+  LLVMValueRef p = element_address(cg, mt, base, s->u.store.buf, index);
   LLVMSetAlignment(LLVMBuildStore(cg->b, to_memory(cg, t, value), p), elem_align(cg, t));
   if (s->u.store.predicate) guard_end(cg, g, NULL);
 }

@@ -63,16 +63,32 @@ static void poll_interrupt(Cg *cg, LLVMValueRef head_br, LLVMBasicBlockRef body_
   cg_return_code(cg, LLVMConstInt(i32, (unsigned long long)CG_LLVM_ERR_INTERRUPTED, 1));
 }
 
-/* for (v = min; v < min + extent; v++) body, with v of type t. */
+/* An int32 loop variable counts in 64 bits (its min and extent are i64 values: cg_index); the
+ * body sees it as i32 too. */
+static bool wide_counter(const Var *v) {
+  return v->dtype.code == DT_INT && v->dtype.bits == 32 && v->dtype.lanes == 1;
+}
+
+/* Binds v to the counter i: i itself, or for a wide counter i truncated, i kept for cg_index. */
+static void bind_counter(Cg *cg, const Var *v, LLVMValueRef i) {
+  LLVMTypeRef t = cg_type(cg, v->dtype);
+  if (LLVMTypeOf(i) == t)
+    cg_bind(cg, v, i);
+  else
+    cg_bind_wide(cg, v, LLVMBuildTrunc(cg->b, i, t, ""), i);
+}
+
+/* for (v = min; v < min + extent; v++) body, with v of type t (i64 for a wide counter). */
 static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef extent,
                         const Stmt *body) {
-  LLVMValueRef end = LLVMBuildAdd(cg->b, min, extent, "");
+  bool is_signed = v->dtype.code == DT_INT;
+  LLVMValueRef end =
+      is_signed ? LLVMBuildNSWAdd(cg->b, min, extent, "") : LLVMBuildAdd(cg->b, min, extent, "");
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), head = new_block(cg, "for.head");
   LLVMBasicBlockRef body_bb = new_block(cg, "for.body"), exit = new_block(cg, "for.end");
   LLVMBuildBr(cg->b, head);
   LLVMPositionBuilderAtEnd(cg->b, head);
   LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMTypeOf(min), v->name);
-  bool is_signed = v->dtype.code == DT_INT;
   LLVMValueRef head_br = LLVMBuildCondBr(
       cg->b, LLVMBuildICmp(cg->b, is_signed ? LLVMIntSLT : LLVMIntULT, i, end, ""), body_bb, exit);
   LLVMPositionBuilderAtEnd(cg->b, body_bb);
@@ -80,7 +96,7 @@ static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef ext
   bool may_poll = cg->outer_big == 0;
   int inner_before = cg->nloops;
   cg->outer_big += !tiny;
-  cg_bind(cg, v, i);
+  bind_counter(cg, v, i);
   cg_stmt(cg, body);
   cg_unbind(cg, 1);
   cg->outer_big -= !tiny;
@@ -105,7 +121,7 @@ static bool unrolled_loop(Cg *cg, const Stmt *s, LLVMValueRef min) {
   cg->unrolled += (int)n;
   for (int64_t k = 0; k < n; k++) {
     LLVMValueRef off = LLVMConstInt(LLVMTypeOf(min), (unsigned long long)k, 0);
-    cg_bind(cg, s->u.for_.var, LLVMBuildAdd(cg->b, min, off, ""));
+    bind_counter(cg, s->u.for_.var, LLVMBuildAdd(cg->b, min, off, ""));
     cg_stmt(cg, s->u.for_.body);
     cg_unbind(cg, 1);
   }
@@ -209,9 +225,8 @@ static LLVMValueRef outline_body(Cg *cg, const Stmt *s, Captures *c, LLVMTypeRef
     if (LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind) cg_buffer_param(cg, fn, 2 + i);
     cg_bind(cg, c->vars[i], p);
   }
-  DType t = s->u.for_.var->dtype;
-  LLVMTypeRef vt = cg_type(cg, t);
   LLVMValueRef min = LLVMGetParam(fn, (unsigned)(2 + c->n));
+  LLVMTypeRef vt = LLVMTypeOf(min); /* the counter's: i64 for a wide one */
   LLVMValueRef lo =
       LLVMBuildAdd(cg->b, min, LLVMBuildIntCast2(cg->b, LLVMGetParam(fn, 0), vt, 1, ""), "");
   LLVMValueRef hi =
@@ -295,7 +310,9 @@ static bool masked_vector_loop(Cg *cg, const Stmt *s) {
 
 static void for_loop(Cg *cg, const Stmt *s) {
   if (s->u.for_.fkind == FOR_SERIAL && masked_vector_loop(cg, s)) return;
-  LLVMValueRef min = cg_expr(cg, s->u.for_.min), extent = cg_expr(cg, s->u.for_.extent);
+  bool wide = wide_counter(s->u.for_.var);
+  LLVMValueRef min = wide ? cg_index(cg, s->u.for_.min) : cg_expr(cg, s->u.for_.min);
+  LLVMValueRef extent = wide ? cg_index(cg, s->u.for_.extent) : cg_expr(cg, s->u.for_.extent);
   switch (s->u.for_.fkind) {
   case FOR_SERIAL:
   case FOR_VECTORIZED: /* one that tir.VectorizeLoop left (no constant extent) runs serially */

@@ -49,12 +49,28 @@ char *cg_host_triple(void) {
  * is global to the process's LLVM; only this plugin uses it. tes vectorizes where schedules say
  * and the loop vectorizer still runs: the bench kernels are as fast without SLP (opt_gemm's
  * blocking stage faster), the register-tiled GEMM's code the same. */
+static char *llvm_args; /* TES_LLVM_ARGS as parsed, or "" */
+
 static void init_llvm(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
-  const char *const argv[] = {"tes", "-vectorize-slp=false"};
-  LLVMParseCommandLineOptions(2, argv, NULL);
+  /* TES_LLVM_ARGS: more of LLVM's own options, space-separated (-time-passes), to study a
+   * build; they are part of the compile cache's key (cg_llvm_args). */
+  const char *argv[16] = {"tes", "-vectorize-slp=false"};
+  int argc = 2;
+  const char *env = getenv("TES_LLVM_ARGS");
+  llvm_args = xstrdup(env ? env : "");
+  char *args = xstrdup(llvm_args), *save = NULL;
+  for (char *a = strtok_r(args, " ", &save); a && argc < 16; a = strtok_r(NULL, " ", &save))
+    argv[argc++] = a;
+  LLVMParseCommandLineOptions(argc, argv, NULL);
+  free(args);
+}
+
+const char *cg_llvm_args(void) {
+  cg_llvm_init();
+  return llvm_args;
 }
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
