@@ -22,7 +22,7 @@ enum {
   UNROLL_MAX = 4096,           /* statements unrolling may emit in one function */
   /* A tiny loop: a constant extent up to this. LLVM unrolls one fully to vectorize the loop
    * around it, and polling Ctrl-C in it alone would not do, nor after it. */
-  TINY_LOOP_MAX = 16,
+  TINY_LOOP_MAX = CG_TINY_LOOP_MAX,
   HEAP_ALIGN = 64,
 };
 
@@ -65,7 +65,7 @@ static void poll_interrupt(Cg *cg, LLVMValueRef head_br, LLVMBasicBlockRef body_
 
 /* for (v = min; v < min + extent; v++) body, with v of type t. */
 static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef extent,
-                        const Stmt *body) {
+                        const Expr *extent_expr, const Stmt *body) {
   LLVMValueRef end = LLVMBuildAdd(cg->b, min, extent, "");
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), head = new_block(cg, "for.head");
   LLVMBasicBlockRef body_bb = new_block(cg, "for.body"), exit = new_block(cg, "for.end");
@@ -90,7 +90,10 @@ static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef ext
   LLVMValueRef next =
       is_signed ? LLVMBuildNSWAdd(cg->b, i, one, "") : LLVMBuildAdd(cg->b, i, one, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-  LLVMBuildBr(cg->b, head);
+  LLVMValueRef back = LLVMBuildBr(cg->b, head);
+  bool candidate = !holds_loop && cg_vec_candidate(v, extent_expr, body);
+  if (candidate || (holds_loop && tiny && cg_holds_vec_candidate(body)))
+    cg_loop_hint(cg, back, candidate); /* codegen_loop_hint.c */
   LLVMValueRef vals[2] = {min, next};
   LLVMBasicBlockRef bbs[2] = {pre, latch};
   LLVMAddIncoming(i, vals, bbs, 2);
@@ -216,7 +219,7 @@ static LLVMValueRef outline_body(Cg *cg, const Stmt *s, Captures *c, LLVMTypeRef
       LLVMBuildAdd(cg->b, min, LLVMBuildIntCast2(cg->b, LLVMGetParam(fn, 0), vt, 1, ""), "");
   LLVMValueRef hi =
       LLVMBuildAdd(cg->b, min, LLVMBuildIntCast2(cg->b, LLVMGetParam(fn, 1), vt, 1, ""), "");
-  serial_loop(cg, s->u.for_.var, lo, LLVMBuildSub(cg->b, hi, lo, ""), s->u.for_.body);
+  serial_loop(cg, s->u.for_.var, lo, LLVMBuildSub(cg->b, hi, lo, ""), NULL, s->u.for_.body);
   LLVMBuildRet(cg->b, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), 0, 0));
   cg->in_parallel = was_parallel;
   leave_function(cg, st);
@@ -299,14 +302,14 @@ static void for_loop(Cg *cg, const Stmt *s) {
   switch (s->u.for_.fkind) {
   case FOR_SERIAL:
   case FOR_VECTORIZED: /* one that tir.VectorizeLoop left (no constant extent) runs serially */
-    serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+    serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.extent, s->u.for_.body);
     return;
   case FOR_UNROLLED:
-    if (!unrolled_loop(cg, s, min)) serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+    if (!unrolled_loop(cg, s, min)) serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.extent, s->u.for_.body);
     return;
   case FOR_PARALLEL:
     if (cg->in_parallel)
-      serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.body);
+      serial_loop(cg, s->u.for_.var, min, extent, s->u.for_.extent, s->u.for_.body);
     else
       parallel_loop(cg, s, min, extent);
     return;
