@@ -20,6 +20,7 @@ bench/kernels/*.tes, which build with tvm.build and time with time_evaluator.
 """
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -29,6 +30,9 @@ PYTHON = '/usr/bin/python3'  # the distribution's, with its numpy and Halide pac
 CORETYPES = [None, 'SkylakeX', 'Haswell', 'Zen', 'Cooperlake']  # None: OPENBLAS_CORETYPE unset
 OUT = os.path.join(ROOT, 'build', 'bench')
 GEMM = (1024, 1024, 1024)
+GEMM_SIZES = [256, 512, 1024, 2048, 4096]  # the sweep: square float32 GEMM, 1 and 2 threads
+GEMM_SWEEP = 'gemm_sizes.tes'  # tes's kernel for the sweep, run by gemm_sweep() alone
+GEMM_GOAL = 1.05  # the sweep's goal: tes / OpenBLAS at every size and thread count
 CONV = (256, 14, 14, 256, 3, 1)  # C H W F KH PAD: ResNet-18 layer 9
 STAGES = ['baseline', 'blocking', 'vectorize', 'permute', 'packing', 'cache', 'parallel',
           'regtile']
@@ -155,7 +159,7 @@ def tes_rows(tes, threads):
     rows = {}
     kdir = os.path.join(ROOT, 'bench', 'kernels')
     for name in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
-        if not name.endswith('.tes'):
+        if not name.endswith('.tes') or name == GEMM_SWEEP:
             continue
         # no compile cache: jit_latency.tes times real builds
         env = dict(os.environ, TES_NUM_THREADS=str(threads), TES_CACHE='0')
@@ -173,15 +177,9 @@ def tes_rows(tes, threads):
     return rows
 
 
-def main(tes, repeat):
-    build_peers()
-    m, n, k = GEMM
-    gemm_flops = 2.0 * m * n * k
-    c, h, w, f, kh, pad = CONV
-    oh, ow = h + 2 * pad - kh + 1, w + 2 * pad - kh + 1
-    conv_flops = 2.0 * f * oh * ow * c * kh * kh
-    table = []  # (kernel, threads, gflops or None, note, peer gflops for the ratio)
-    peak = {}
+def fma_peaks():
+    """The FMA peak on 1 and 2 threads: (table rows, {threads: GFLOP/s or None})."""
+    table, peak = [], {}
     for t in (1, 2):
         best = {}  # register width in bits: GFLOP/s (without AVX-512 both builds are 256-bit)
         for exe in ('fma_peak_256', 'fma_peak'):
@@ -194,6 +192,17 @@ def main(tes, repeat):
         table.append(('FMA peak (%s-bit)' % (widths[0][1] if widths else '?'), t, peak[t],
                       err if not widths else 'fastest of ' + ', '.join(
                           '%d-bit %.1f' % (w, g) for g, w in widths), None))
+    return table, peak
+
+
+def main(tes, repeat, gemm_sizes=None, gemm_rounds=3):
+    build_peers()
+    m, n, k = GEMM
+    gemm_flops = 2.0 * m * n * k
+    c, h, w, f, kh, pad = CONV
+    oh, ow = h + 2 * pad - kh + 1, w + 2 * pad - kh + 1
+    conv_flops = 2.0 * f * oh * ow * c * kh * kh
+    table, peak = fma_peaks()  # (kernel, threads, gflops or None, note, peer gflops)
     coretypes, tried = blas_coretypes()
     print(tried)
     blas = {}
@@ -239,11 +248,71 @@ def main(tes, repeat):
         table.append(('tes conv2d NCHW', t, gflops(conv_flops, secs) if secs else None,
                       reason or 'pad + kernel pack + conv + unpack', cblas[t]))
     print_table(table, peak)
+    gemm_sweep(tes, gemm_sizes or GEMM_SIZES, gemm_rounds, peak, coretypes)
     int8_table(tes, tes1, blas[1])
     topi_table(tes1, max(repeat, 20), coretypes)
     secs, reason = tes1.get('jit_latency', (None, 'no tes kernel script'))
     print('\ntes JIT latency, tvm.build to callable, opt_gemm final schedule: %s (target < 50 ms)'
           % ('%.1f ms' % (secs * 1e3) if secs else reason))
+
+
+def gemm_sweep(tes, sizes, rounds, peak=None, coretypes=None):
+    """Square float32 GEMM at each of sizes, 1 and 2 threads: tes (bench/kernels/gemm_sizes.tes)
+    against OpenBLAS at the kernel set that is fastest at that size and thread count (found
+    with short runs of each), the two run in turn `rounds` times; each figure is the median
+    over the rounds of each run's own median. A tes run that fails (its result is checked
+    against numpy before it is timed) stops the bench."""
+    build_peers()
+    if peak is None:
+        _, peak = fma_peaks()
+    if coretypes is None:
+        coretypes, tried = blas_coretypes()
+        print(tried)
+    script = os.path.join(ROOT, 'bench', 'kernels', GEMM_SWEEP)
+    load = os.getloadavg()[0]
+    print('\nGEMM sweep, float32 N x N x N: tes (bench/kernels/%s) against OpenBLAS at its '
+          'fastest kernel set, medians of %d interleaved rounds; goal tes / OpenBLAS >= %.2f'
+          % (GEMM_SWEEP, rounds, GEMM_GOAL))
+    print('%6s %7s %9s %7s %9s %7s %-10s %8s  %s' % (
+        'N', 'threads', 'tes', '% peak', 'OpenBLAS', '% peak', 'kernels', 'ratio', 'goal'))
+    version = '?'
+    for n in sizes:
+        flops = 2.0 * n ** 3
+        rep = 5 if n < 4096 else 3
+        blas_cmd = lambda r: [os.path.join(OUT, 'blas_sgemm')] + [str(n)] * 3 + [str(r)]
+        for t in (1, 2):
+            best = None  # (seconds, OPENBLAS_CORETYPE, kernel set)
+            for ct, core in coretypes:
+                res, _ = run(blas_cmd(1 if n >= 2048 else 3), t, ct)
+                if res and (best is None or float(res['seconds']) < best[0]):
+                    best = (float(res['seconds']), ct, core)
+                    version = res['version']
+            tes_s, blas_s = [], []
+            for _ in range(rounds):
+                if tes:
+                    env = dict(os.environ, TES_NUM_THREADS=str(t))
+                    p = subprocess.run([tes, script, str(n)], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, env=env)
+                    found = re.findall(r'gemm_%d seconds=(\S+)' % n, p.stdout)
+                    if p.returncode or not found:
+                        sys.exit('bench: %s %d (%d threads) failed:\n%s' % (
+                            script, n, t, p.stderr))
+                    tes_s.append(float(found[0]))
+                if best:
+                    res, _ = run(blas_cmd(rep), t, best[1])
+                    if res:
+                        blas_s.append(float(res['seconds']))
+            g_tes = gflops(flops, statistics.median(tes_s)) if tes_s else None
+            g_blas = gflops(flops, statistics.median(blas_s)) if blas_s else None
+            pct = lambda g: '%6.0f%%' % (100 * g / peak[t]) if g and peak.get(t) else '%7s' % ''
+            ratio = g_tes / g_blas if g_tes and g_blas else None
+            print('%6d %7d %9s %s %9s %s %-10s %8s  %s' % (
+                n, t, '%.1f' % g_tes if g_tes else '-', pct(g_tes),
+                '%.1f' % g_blas if g_blas else '-', pct(g_blas), best[2] if best else '-',
+                '%.2f' % ratio if ratio else '-',
+                ('ok' if ratio >= GEMM_GOAL else 'MISSED') if ratio else ''))
+    print('GFLOP/s; %% peak of the FMA peak measured in this run; OpenBLAS %s; load average '
+          '%.1f before, %.1f after' % (version, load, os.getloadavg()[0]))
 
 
 def int8_table(tes, tes1, blas1):

@@ -54,6 +54,18 @@ typedef struct Cg {
   int outer_big, nloops;
 } Cg;
 
+/* ---- codegen_loop_hint.c ---- */
+/* A loop of a constant extent up to this is tiny: LLVM unrolls it fully (codegen_stmt.c). */
+enum { CG_TINY_LOOP_MAX = 16 };
+/* Whether a serial loop is one for LLVM's loop vectorizer to see whole (innermost, of a
+ * constant extent above tiny, scalar loads, stores and arithmetic only), and whether body
+ * holds one; extent may be NULL (not constant). */
+bool cg_vec_candidate(const Var *var, const Expr *extent, const Stmt *body);
+bool cg_holds_vec_candidate(const Stmt *body);
+/* Marks the loop whose back edge is latch_br: not unrolled before the vectorizer (a
+ * candidate: and its vectorized loops free to be), as such a loop and those around it must. */
+void cg_loop_hint(Cg *cg, LLVMValueRef latch_br, bool candidate);
+
 /* ---- codegen_target.c ---- */
 /* A parsed llvm target string, with the host's CPU and features filled in where it names
  * none. All malloc'd. */
