@@ -23,7 +23,8 @@ static bool alloc_bytes(int64_t size, size_t elem, size_t *out) {
 /* An array of ND_HUGE_MIN bytes or more asks for transparent huge pages on Linux, as numpy's
  * do: madvise(MADV_HUGEPAGE) on the whole pages inside it, before anything touches them, so
  * the kernel maps it in 2 MiB pages where it can. A kernel streaming rows of a big matrix then
- * misses the TLB far less (about 10 % on a 2048^3 GEMM). A refusal changes nothing. */
+ * misses the TLB far less (a trial with every allocation on huge pages gave about 10 % on a
+ * 2048^3 GEMM). A refusal changes nothing. */
 static void huge_pages(uintptr_t data, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   enum { ND_HUGE_MIN = 4 << 20, PAGE = 4096 };
