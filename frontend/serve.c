@@ -18,6 +18,7 @@
 #include "frontend/lang/parse.h"
 #include "frontend/lang/resolve.h"
 #include "frontend/np/ndarray.h"
+#include "frontend/np/np_impl.h"
 #include "frontend/repl.h"
 #include "frontend/tvm/sched.h"
 #include "frontend/tvm/tir.h"
@@ -269,29 +270,19 @@ static void put_float(StrBuf *b, double x, int bits) {
   if (!strpbrk(buf, ".e")) sb_puts(b, ".0"); /* a float reads back as one */
 }
 
+/* Element i, read by the numpy subset's own loader (frontend/np). */
 static void put_element(StrBuf *b, const NDArray *a, int64_t i) {
-  const char *p = (const char *)a->data + (size_t)i * nd_elem_bytes(a->dtype);
   DType t = a->dtype;
-  if (t.code == DT_BOOL) {
-    sb_puts(b, *(const uint8_t *)p ? "true" : "false");
-  } else if (t.code == DT_FLOAT) {
-    double x = t.bits == 64 ? *(const double *)p
-               : t.bits == 32 ? *(const float *)p
-                              : nd_half_to_double(*(const uint16_t *)p);
-    put_float(b, x, t.bits);
-  } else if (t.code == DT_INT) {
-    long long x = t.bits == 8    ? *(const int8_t *)p
-                  : t.bits == 16 ? *(const int16_t *)p
-                  : t.bits == 32 ? *(const int32_t *)p
-                                 : *(const int64_t *)p;
-    sb_printf(b, "%lld", x);
-  } else {
-    unsigned long long x = t.bits == 8    ? *(const uint8_t *)p
-                           : t.bits == 16 ? *(const uint16_t *)p
-                           : t.bits == 32 ? *(const uint32_t *)p
-                                          : *(const uint64_t *)p;
-    sb_printf(b, "%llu", x);
-  }
+  NpKind k = bi_np_kind(t);
+  NpScalar v = bi_np_get(a, i, k);
+  if (t.code == DT_BOOL)
+    sb_puts(b, v.i ? "true" : "false");
+  else if (k == NK_FLOAT)
+    put_float(b, v.f, t.bits);
+  else if (k == NK_UINT)
+    sb_printf(b, "%llu", (unsigned long long)v.u);
+  else
+    sb_printf(b, "%lld", (long long)v.i);
 }
 
 static bool array_returned(const NDArray *a) {
