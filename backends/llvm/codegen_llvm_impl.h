@@ -55,7 +55,8 @@ typedef struct Cg {
 } Cg;
 
 /* ---- codegen_loop_hint.c ---- */
-/* A loop of a constant extent up to this is tiny: LLVM unrolls it fully (codegen_stmt.c). */
+/* A loop of a constant extent up to this is tiny: LLVM unrolls it fully to vectorize the loop
+ * around it, and polling Ctrl-C in it alone would not do, nor after it (codegen_stmt.c). */
 enum { CG_TINY_LOOP_MAX = 16 };
 /* Whether a serial loop is one for LLVM's loop vectorizer to see whole (innermost, of a
  * constant extent above tiny, scalar loads, stores and arithmetic only), and whether body

@@ -21,9 +21,6 @@
 enum {
   STACK_ALLOC_MAX = 16 * 1024, /* bytes: a larger constant allocation goes to the heap */
   UNROLL_MAX = 4096,           /* statements unrolling may emit in one function */
-  /* A tiny loop: a constant extent up to this. LLVM unrolls one fully to vectorize the loop
-   * around it, and polling Ctrl-C in it alone would not do, nor after it. */
-  TINY_LOOP_MAX = CG_TINY_LOOP_MAX,
   HEAP_ALIGN = 64,
   HUGE_PAGES_MIN = 4 << 20, /* bytes: a heap buffer this big asks for huge pages */
   PAGE_BYTES = 4096,
@@ -95,7 +92,7 @@ static void serial_loop(Cg *cg, const Var *v, LLVMValueRef min, LLVMValueRef ext
   LLVMValueRef head_br = LLVMBuildCondBr(
       cg->b, LLVMBuildICmp(cg->b, is_signed ? LLVMIntSLT : LLVMIntULT, i, end, ""), body_bb, exit);
   LLVMPositionBuilderAtEnd(cg->b, body_bb);
-  bool tiny = LLVMIsAConstantInt(extent) && LLVMConstIntGetSExtValue(extent) <= TINY_LOOP_MAX;
+  bool tiny = LLVMIsAConstantInt(extent) && LLVMConstIntGetSExtValue(extent) <= CG_TINY_LOOP_MAX;
   bool may_poll = cg->outer_big == 0;
   int inner_before = cg->nloops;
   cg->outer_big += !tiny;
