@@ -1,6 +1,9 @@
 /* runtime.c: the thread pool of parallel loops (SPEC §9: sized to the machine, TES_NUM_THREADS
  * overrides). Workers start with the first parallel loop and then sleep on a condition
- * variable between loops. A loop is split into at most one chunk per thread, chunks handed out
+ * variable between loops, after spinning for a short while (spin_budget_ns) on the job count so
+ * that back-to-back loops (a GEMM's packing loop and its compute loop, a timed kernel called
+ * again and again) start without a wake-up; the caller spins the same way before it sleeps
+ * waiting for the workers. A loop is split into at most one chunk per thread, chunks handed out
  * through an atomic counter so that a thread that is late to wake leaves its share to the
  * others; the caller works too, then waits until every worker has finished with the job, since
  * the closure lives on the caller's stack. A chunk starts only while the interrupt flag is
@@ -12,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jit/runtime.h"
@@ -25,14 +29,24 @@ typedef struct Job {
   atomic_int rc;   /* the first nonzero code */
 } Job;
 
+/* How long a worker waits for the next job, and the caller for the workers, spinning before
+ * it sleeps: at most long enough to bridge the gap between two loops of one kernel and between
+ * calls of a kernel in a loop (microseconds), so that an idle pool costs nothing. The budget
+ * adapts: a spin that ends in sleep halves it (down to RT_SPIN_MIN_NS), one that sees its event
+ * grows it back. On a machine with more runnable threads than cores a spinning thread holds
+ * the core its peer needs, and every spin would run out: there the pool soon sleeps at once,
+ * as it would without spinning. */
+enum { RT_SPIN_MAX_NS = 100000, RT_SPIN_MIN_NS = 1000 };
+static atomic_int spin_budget_ns = RT_SPIN_MAX_NS;
+
 static struct {
   pthread_once_t once;
-  pthread_mutex_t lock; /* guards generation, done, job fields */
+  pthread_mutex_t lock; /* taken to sleep on, and to change, generation and done */
   pthread_cond_t wake, finished;
-  pthread_mutex_t busy;   /* held by the thread running a job */
-  int nthreads, nworkers; /* workers are the threads besides the caller */
-  uint64_t generation;    /* bumped for every job */
-  int done;               /* workers that finished the current job */
+  pthread_mutex_t busy;          /* held by the thread running a job */
+  int nthreads, nworkers;        /* workers are the threads besides the caller */
+  _Atomic uint64_t generation;   /* bumped (under lock) for every job, after its fields */
+  atomic_int done;               /* workers that finished the current job */
   Job job;
 } pool = {.once = PTHREAD_ONCE_INIT,
           .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -99,18 +113,76 @@ static void run_chunks(Job *job) {
   }
 }
 
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+/* Spins for up to the budget until done(arg) holds; whether it did. The clock is read every 64
+ * turns (a pause is tens of cycles), so the spin costs no system calls. */
+static bool spin_until(bool (*done)(const void *), const void *arg) {
+  int budget = atomic_load_explicit(&spin_budget_ns, memory_order_relaxed);
+  int64_t start = 0;
+  for (unsigned i = 0;; i++) {
+    if (done(arg)) {
+      if (budget < RT_SPIN_MAX_NS) {
+        int grown = budget + budget / 4 + RT_SPIN_MIN_NS;
+        atomic_store_explicit(&spin_budget_ns, grown < RT_SPIN_MAX_NS ? grown : RT_SPIN_MAX_NS,
+                              memory_order_relaxed);
+      }
+      return true;
+    }
+    if ((i & 63) == 63) {
+      int64_t t = now_ns();
+      if (!start) {
+        start = t;
+      } else if (t - start > budget) {
+        int halved = budget / 2;
+        atomic_store_explicit(&spin_budget_ns, halved > RT_SPIN_MIN_NS ? halved : RT_SPIN_MIN_NS,
+                              memory_order_relaxed);
+        return false;
+      }
+    }
+    cpu_relax();
+  }
+}
+
+static bool new_job(const void *seen) {
+  return atomic_load_explicit(&pool.generation, memory_order_acquire) != *(const uint64_t *)seen;
+}
+
+static bool workers_done(const void *arg) {
+  (void)arg;
+  return atomic_load_explicit(&pool.done, memory_order_acquire) == pool.nworkers;
+}
+
 static void *worker(void *arg) {
   (void)arg;
   set_in_chunk(1);
   uint64_t seen = 0;
-  pthread_mutex_lock(&pool.lock);
   for (;;) {
-    while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
-    seen = pool.generation;
-    pthread_mutex_unlock(&pool.lock);
+    if (!spin_until(new_job, &seen)) {
+      pthread_mutex_lock(&pool.lock);
+      while (!new_job(&seen)) pthread_cond_wait(&pool.wake, &pool.lock);
+      pthread_mutex_unlock(&pool.lock);
+    }
+    seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
     run_chunks(&pool.job);
-    pthread_mutex_lock(&pool.lock);
-    if (++pool.done == pool.nworkers) pthread_cond_signal(&pool.finished);
+    /* The last to finish wakes the caller if it sleeps; it checks done under the lock. */
+    if (atomic_fetch_add_explicit(&pool.done, 1, memory_order_acq_rel) + 1 == pool.nworkers) {
+      pthread_mutex_lock(&pool.lock);
+      pthread_cond_signal(&pool.finished);
+      pthread_mutex_unlock(&pool.lock);
+    }
   }
   return NULL;
 }
@@ -153,17 +225,19 @@ int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   pool.job.nchunks = (int)((n + pool.job.chunk - 1) / pool.job.chunk);
   atomic_store(&pool.job.next, 0);
   atomic_store(&pool.job.rc, 0);
-  pool.done = 0;
-  pool.generation++;
+  atomic_store(&pool.done, 0);
+  atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   set_in_chunk(1);
   run_chunks(&pool.job);
   set_in_chunk(0);
-  pthread_mutex_lock(&pool.lock);
-  while (pool.done < pool.nworkers) pthread_cond_wait(&pool.finished, &pool.lock);
+  if (!spin_until(workers_done, NULL)) {
+    pthread_mutex_lock(&pool.lock);
+    while (!workers_done(NULL)) pthread_cond_wait(&pool.finished, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+  }
   int32_t rc = atomic_load(&pool.job.rc);
-  pthread_mutex_unlock(&pool.lock);
   pthread_mutex_unlock(&pool.busy);
   return rc;
 }
