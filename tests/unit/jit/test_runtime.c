@@ -2,7 +2,8 @@
  * size from TES_NUM_THREADS (each setting in a child, since the size is fixed when the pool
  * first starts), every iteration run once in at most one chunk per thread, chunks on several
  * threads whose signals are blocked, the caller waiting for slow chunks, the first error code,
- * nested loops and a busy pool run by the caller alone, and the interrupt flag. */
+ * nested loops and a busy pool run by the caller alone, the interrupt flag, and loops whose
+ * workers are still spinning from the last one or asleep. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -261,6 +262,27 @@ static void test_runtime_parallel_busy(void) {
   free(v.count);
 }
 
+/* Loops back to back (the workers still spinning since the last one) and loops after a pause
+ * longer than any spin (the workers asleep): each runs every iteration once, on at least two
+ * threads (meet waits for a second one). */
+static void test_runtime_parallel_spin_and_sleep(void) {
+  int wrong = 0, alone = 0;
+  for (int round = 0; round < 300; round++) {
+    if (round % 30 == 29) nanosleep(&(struct timespec){0, 2 * 1000 * 1000}, NULL);
+    Visits v = {1000, calloc(1000, sizeof(atomic_int)), 0, -1};
+    wrong += rt_parallel_for(1000, visit, &v) != 0;
+    for (int i = 0; i < 1000; i++) wrong += atomic_load(&v.count[i]) != 1;
+    free(v.count);
+    if (round % 10 == 0) {
+      Seen s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+      wrong += rt_parallel_for(12, meet, &s) != 0;
+      alone += s.n < 2;
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(alone == 0);
+}
+
 int main(void) {
   test_runtime_num_threads(); /* before this process's pool starts */
   setenv("TES_NUM_THREADS", "3", 1);
@@ -274,5 +296,6 @@ int main(void) {
   test_runtime_parallel_threads();
   test_runtime_parallel_waits();
   test_runtime_parallel_busy();
+  test_runtime_parallel_spin_and_sleep();
   return finish();
 }
