@@ -46,7 +46,7 @@ TOPI = [('topi_softmax', ['softmax_c', '512', '512'], 1.0, 'softmax 512x512, axi
         ('topi_row_sum', ['numpy', 'row_sum', '4096', '4096'], 1.0, 'sum 4096x4096, axis 1'),
         ('topi_conv2d', ['blas_conv2d'] + [str(x) for x in CONV], 0.8,
          'conv2d_nchw ResNet-18 layer 9 vs OpenBLAS im2col+sgemm'),
-        ('topi_depthwise', ['depthwise_c', '256', '96', '96', '3', '1'], 1.0,
+        ('topi_depthwise', ['depthwise_c', '256', '96', '96', '3', '1'], 2.5,
          'depthwise_conv2d_nchw [1,256,96,96]x[256,1,3,3]'),
         ('topi_dense', ['blas_sgemm', '1024', '1024', '1024', 'nt'], 1.0,
          'dense_pack 1024x1024 x [1024,1024]^T vs sgemm CblasTrans')]
