@@ -33,6 +33,11 @@ void tes_state_close(void) {
     next = *(Value **)v;
     free(v);
   }
+  for (int n = 0; n < ENV_POOL_SLOTS; n++)
+    for (Env *e = G->env_pool[n], *next; e; e = next) {
+      next = (Env *)e->parent;
+      free(e);
+    }
   free(G->free_queue);
   free(G->busy.v);
   free_table(&G->interned, true);
