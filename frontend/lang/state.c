@@ -9,6 +9,7 @@ TesState *tes_G;
 TesState *tes_state_boot(void) {
   TesState *G = xcalloc(1, sizeof *G);
   G->tracked.next = G->tracked.prev = &G->tracked;
+  G->collect_at = 1000;
   tes_G = G;
   return G;
 }

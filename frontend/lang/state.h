@@ -52,7 +52,9 @@ typedef struct TesState {
   } busy;
   /* gc.c */
   GcHead tracked; /* sentinel of the circular list of containers */
-  int64_t n_tracked, n_after_last_collect;
+  int64_t n_tracked;
+  int64_t collect_at; /* n_tracked that makes a collection due: twice the count left by the
+                         last one, and at least 1000 more */
   /* attrs.c: the names of each table met so far, keyed by the table's address */
   struct {
     TableNames *slots;
@@ -81,8 +83,7 @@ void tes_state_close(void);
 /* gc_maybe_collect's test, inline for exec.c's statement boundaries */
 static inline bool gc_collect_due(void) {
   TesState *G = tes_state();
-  return G->n_tracked >= 2 * G->n_after_last_collect &&
-         G->n_tracked - G->n_after_last_collect >= 1000;
+  return G->n_tracked >= G->collect_at;
 }
 
 /* gc.c: drops every reference held by every tracked container, so all of them go. */

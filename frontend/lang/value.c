@@ -258,11 +258,11 @@ void val_free_(Value *v) {
 
 /* ---- numbers ---- */
 
-static Value small_ints[VAL_SMALL_INT_MAX - VAL_SMALL_INT_MIN + 1];
+Value val_small_ints_[VAL_SMALL_INT_MAX - VAL_SMALL_INT_MIN + 1];
 
-Value *val_int(int64_t i) {
+Value *val_int_make(int64_t i) {
   if (val_int_small(i)) {
-    Value *v = &small_ints[i - VAL_SMALL_INT_MIN];
+    Value *v = &val_small_ints_[i - VAL_SMALL_INT_MIN];
     if (!v->refcnt) *v = (Value){.refcnt = VAL_IMMORTAL, .kind = VAL_INT, .u.i = i};
     return v;
   }

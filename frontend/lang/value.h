@@ -276,12 +276,19 @@ static inline Value *val_bool(bool b) { return b ? &val_true_ : &val_false_; }
 /* `...` (the builtin Ellipsis): one object of its class, "ellipsis"; numpy's indexing reads it. */
 extern Value val_ellipsis_;
 static inline Value *val_ellipsis(void) { return &val_ellipsis_; }
-Value *val_int(int64_t i);
 /* The ints val_int gives as immortal shared cells, as CPython's small ints; any other int
  * cell with one reference may be overwritten by its owner (eval.c reuses temporaries). */
 enum { VAL_SMALL_INT_MIN = -5, VAL_SMALL_INT_MAX = 1024 };
 static inline bool val_int_small(int64_t i) {
   return i >= VAL_SMALL_INT_MIN && i <= VAL_SMALL_INT_MAX;
+}
+extern Value val_small_ints_[VAL_SMALL_INT_MAX - VAL_SMALL_INT_MIN + 1]; /* value.c: each
+                                                                           filled on first use */
+Value *val_int_make(int64_t i); /* val_int's slow half */
+static inline Value *val_int(int64_t i) {
+  if (val_int_small(i) && val_small_ints_[i - VAL_SMALL_INT_MIN].refcnt)
+    return &val_small_ints_[i - VAL_SMALL_INT_MIN];
+  return val_int_make(i);
 }
 Value *val_float(double f);
 Value *val_str(const char *s, size_t len);  /* copies */
