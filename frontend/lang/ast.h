@@ -156,6 +156,8 @@ typedef struct FuncDef {
   Node *lambda_body;  /* lambda: the expression (body is empty) */
   /* filled by resolve.c: */
   int nslots;         /* frame size: parameters first, in order, then other locals */
+  bool plain_params;  /* every parameter PARAM_PLAIN (named, no * or **): a call with exactly
+                         nparams positional arguments fills slots 0..nparams-1 in order */
   Sym **slot_names;   /* nslots names, for error messages and the debugger */
 } FuncDef;
 
@@ -165,6 +167,13 @@ typedef struct ImportItem {
   Sym *asname;        /* NULL if no `as` */
   SrcLoc loc;
 } ImportItem;
+
+/* Where a global NAME was found last (dict_get_sym_cached): the versions of the globals and
+ * the builtins it was read from, the entry number (~number in the builtins). 0: nothing yet. */
+typedef struct SymCache {
+  uint64_t gver, bver;
+  int64_t ix;
+} SymCache;
 
 struct Node {
   AstKind kind;
@@ -177,7 +186,7 @@ struct Node {
     struct { char *s; size_t len; } str; /* NUL-terminated too; may contain NUL bytes */
     NodeList list;
     struct { Node *expr; Node *spec; char conv; } fmt; /* spec: STR/FSTR or NULL; conv 'r','s',0 */
-    struct { Sym *id; ScopeKind scope; int depth; int slot; } name;
+    struct { Sym *id; ScopeKind scope; int depth; int slot; SymCache cache; } name;
     struct { Node *obj; Sym *name; } attr;
     struct { Node *obj; Node *index; } sub;
     struct { Node *lo, *hi, *step; } slice;

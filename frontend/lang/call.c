@@ -90,6 +90,10 @@ static int bind_keywords(Interp *I, const FuncDef *d, CallArgs *ca, Value **slot
 /* Fills a fresh frame's parameter slots from the call's arguments. */
 static int bind_params(Interp *I, Func *fn, CallArgs *ca, Value **slots) {
   const FuncDef *d = fn->def;
+  if (d->plain_params && ca->n == d->nparams && !ca->nkw) { /* f(a, b) of def f(x, y) */
+    for (int i = 0; i < ca->n; i++) slots[i] = val_incref(ca->v[i]);
+    return 0;
+  }
   int nplain = 0, ndflt = 0, slot = 0, star = -1, dstar = -1;
   int plain_slot[d->nparams + 1];
   for (int i = 0; i < d->nparams; i++) {

@@ -10,6 +10,11 @@
 enum { DICT_EMPTY = -1, DICT_DUMMY = -2, DICT_MIN_CAP = 6 };
 enum { LOOKUP_ERROR = -2, LOOKUP_ABSENT = -1 };
 
+/* Versions are drawn from one counter, so that a version names one dict in one layout: a
+ * cache that holds a version (dict_get_sym_cached) needs no pointer to know it is stale. */
+static uint64_t last_version;
+static void new_version(Dict *d) { d->version = ++last_version; }
+
 /* An index table at least 3/2 the entry capacity keeps probe chains short. With an Interp, a
  * table too large for the memory left is a MemoryError (-1, d untouched): a script can grow
  * a dict as far as it likes. Without one (module members, globals) running out is fatal. */
@@ -27,7 +32,7 @@ static int table_init(Interp *I, Dict *d, int64_t cap) {
   d->cap = cap;
   d->entries = entries;
   d->used = d->n = 0;
-  d->version++;
+  new_version(d);
   return 0;
 }
 
@@ -126,7 +131,7 @@ static int insert(Interp *I, Dict *d, Value *key, uint64_t hash, Value *v) {
   d->index[slot] = d->used;
   d->entries[d->used++] = (DictEntry){hash, key, v};
   d->n++;
-  d->version++;
+  new_version(d);
   return 0;
 }
 
@@ -142,6 +147,25 @@ Value *dict_get_sym(Value *dict, Sym *name) {
   val_hash(NULL, name, &hash); /* a str: cannot fail */
   int64_t ix = lookup(NULL, dict->u.dict, name, hash, &slot);
   return ix >= 0 ? dict->u.dict->entries[ix].value : NULL;
+}
+
+Value *dict_get_sym_cached(Value *globals, Value *builtins, Sym *name, SymCache *c) {
+  Dict *g = globals->u.dict, *b = builtins->u.dict;
+  if (c->gver == g->version) {
+    if (c->ix >= 0) return g->entries[c->ix].value;
+    if (c->bver == b->version) return b->entries[~c->ix].value;
+  }
+  uint64_t hash, slot;
+  val_hash(NULL, name, &hash); /* a str: cannot fail */
+  int64_t ix = lookup(NULL, g, name, hash, &slot);
+  if (ix >= 0) {
+    *c = (SymCache){g->version, 0, ix};
+    return g->entries[ix].value;
+  }
+  ix = lookup(NULL, b, name, hash, &slot);
+  if (ix < 0) return NULL;
+  *c = (SymCache){g->version, b->version, ~ix};
+  return b->entries[ix].value;
 }
 
 int dict_set(Interp *I, Value *dict, Value *key, Value *v) {
@@ -170,7 +194,7 @@ int dict_del(Interp *I, Value *dict, Value *key) {
   d->index[slot] = DICT_DUMMY;
   d->entries[ix].key = d->entries[ix].value = NULL;
   d->n--;
-  d->version++;
+  new_version(d);
   val_decref(e.key);
   val_decref(e.value);
   return 0;

@@ -7,6 +7,10 @@
 #include "frontend/lang/interp_impl.h"
 #include "ir/strbuf.h"
 
+/* The helpers interp_eval dispatches to stay out of it, so that it stays a jump table with no
+ * frame of its own: every node of an expression passes through it. */
+#define EVAL_HELPER static __attribute__((noinline)) Value *
+
 static Value *fail_at(Interp *I, Frame *F, Node *n) {
   interp_locate(I, F, n->loc);
   return NULL;
@@ -39,7 +43,7 @@ static void raise_name_error(Interp *I, Frame *F, Sym *id) {
   val_decref(names);
 }
 
-static Value *load_name(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER load_name(Interp *I, Frame *F, Node *n) {
   Sym *id = n->u.name.id;
   switch (n->u.name.scope) {
   case SCOPE_LOCAL: {
@@ -56,8 +60,7 @@ static Value *load_name(Interp *I, Frame *F, Node *n) {
     return fail_at(I, F, n);
   }
   case SCOPE_GLOBAL: {
-    Value *v = dict_get_sym(F->globals, id);
-    if (!v) v = dict_get_sym(I->builtins, id);
+    Value *v = dict_get_sym_cached(F->globals, I->builtins, id, &n->u.name.cache);
     if (v) return val_incref(v);
     raise_name_error(I, F, id);
     return fail_at(I, F, n);
@@ -67,27 +70,77 @@ static Value *load_name(Interp *I, Frame *F, Node *n) {
   TES_UNREACHABLE();
 }
 
+/* A local variable or an int literal, the usual operands and arguments, without the whole
+ * dispatch of interp_eval. */
+static inline Value *eval_operand(Interp *I, Frame *F, Node *n) {
+  if (n->kind == AST_NAME && n->u.name.scope == SCOPE_LOCAL) {
+    Value *v = F->env->u.env->slots[n->u.name.slot];
+    if (v) return val_incref(v);
+  } else if (n->kind == AST_INT) {
+    return val_incref(n->konst);
+  }
+  return interp_eval(I, F, n);
+}
+
 /* ---- operators, with fast paths for the int and float cases loops are made of ---- */
 
-static Value *binop(Interp *I, int op, Value *a, Value *b) {
+/* x OP y for the int operations that need no error and no bool result; false: not one. */
+static bool int_fast(int op, int64_t x, int64_t y, int64_t *r) {
+  switch (op) {
+  case BIN_ADD: return !__builtin_add_overflow(x, y, r);
+  case BIN_SUB: return !__builtin_sub_overflow(x, y, r);
+  case BIN_MUL: return !__builtin_mul_overflow(x, y, r);
+  case BIN_FLOORDIV:
+  case BIN_MOD:
+    if (y <= 0) return false;
+    { /* floored: the remainder takes the divisor's sign */
+      int64_t q = x / y, m = x % y;
+      if (m < 0) q--, m += y;
+      *r = op == BIN_MOD ? m : q;
+    }
+    return true;
+  default: return false;
+  }
+}
+
+static bool float_fast(int op, double x, double y, double *r) {
+  switch (op) {
+  case BIN_ADD: *r = x + y; return true;
+  case BIN_SUB: *r = x - y; return true;
+  case BIN_MUL: *r = x * y; return true;
+  default: return false;
+  }
+}
+
+/* a OP b, taking the references to a and b. A temporary operand (one reference, ours) of the
+ * result's kind becomes the result, as in (i * i + 3) % m: no cell is made or freed. */
+static Value *binop_take(Interp *I, int op, Value *a, Value *b) {
+  Value *r = NULL, *reuse = a->refcnt == 1 ? a : b->refcnt == 1 ? b : NULL;
   if (a->kind == VAL_INT && b->kind == VAL_INT) {
-    int64_t x = a->u.i, y = b->u.i, r;
-    switch (op) {
-    case BIN_ADD: if (!__builtin_add_overflow(x, y, &r)) return val_int(r); break;
-    case BIN_SUB: if (!__builtin_sub_overflow(x, y, &r)) return val_int(r); break;
-    case BIN_MUL: if (!__builtin_mul_overflow(x, y, &r)) return val_int(r); break;
-    default: break;
+    int64_t x;
+    if (int_fast(op, a->u.i, b->u.i, &x)) {
+      if (!val_int_small(x) && reuse) { /* only heap ints have one reference */
+        reuse->u.i = x;
+        val_decref(reuse == a ? b : a);
+        return reuse;
+      }
+      r = val_int(x);
     }
   } else if (a->kind == VAL_FLOAT && b->kind == VAL_FLOAT) {
-    double x = a->u.f, y = b->u.f;
-    switch (op) {
-    case BIN_ADD: return val_float(x + y);
-    case BIN_SUB: return val_float(x - y);
-    case BIN_MUL: return val_float(x * y);
-    default: break;
+    double x;
+    if (float_fast(op, a->u.f, b->u.f, &x)) {
+      if (reuse) {
+        reuse->u.f = x;
+        val_decref(reuse == a ? b : a);
+        return reuse;
+      }
+      r = val_float(x);
     }
   }
-  return val_binop(I, op, a, b);
+  if (!r) r = val_binop(I, op, a, b);
+  val_decref(a);
+  val_decref(b);
+  return r;
 }
 
 static Value *compare(Interp *I, CmpOp op, Value *a, Value *b) {
@@ -113,11 +166,11 @@ int interp_truthy(Interp *I, Value *v) {
   return val_truthy(I, v);
 }
 
-static Value *eval_compare(Interp *I, Frame *F, Node *n) {
-  Value *left = interp_eval(I, F, n->u.cmp.first);
+EVAL_HELPER eval_compare(Interp *I, Frame *F, Node *n) {
+  Value *left = eval_operand(I, F, n->u.cmp.first);
   if (!left) return NULL;
   for (int i = 0; i < n->u.cmp.n; i++) {
-    Value *right = interp_eval(I, F, n->u.cmp.rest[i]);
+    Value *right = eval_operand(I, F, n->u.cmp.rest[i]);
     if (!right) return val_decref(left), NULL;
     Value *r = compare(I, n->u.cmp.ops[i], left, right);
     val_decref(left);
@@ -141,7 +194,7 @@ static Value *logic_hook(Interp *I, Frame *F, Node *n, Value *a, Value **b) {
   return r || !interp_error_pending(I) ? r : fail_at(I, F, n);
 }
 
-static Value *eval_logic(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_logic(Interp *I, Frame *F, Node *n) {
   Value *a = interp_eval(I, F, n->u.bin.a);
   if (!a) return NULL;
   Value *b = NULL;
@@ -246,9 +299,31 @@ static int eval_args(Interp *I, Frame *F, NodeList *args, ArgVec *pos, ArgVec *n
   return 0;
 }
 
-static Value *eval_call(Interp *I, Frame *F, Node *n) {
+/* A call whose arguments are all positional, none starred, at most `max`: the common case,
+ * which needs no argument vectors. */
+static bool plain_call(NodeList *args, int max) {
+  if (args->n > max) return false;
+  for (int i = 0; i < args->n; i++)
+    if (args->items[i]->kind == AST_STARRED || args->items[i]->kind == AST_KEYWORD) return false;
+  return true;
+}
+
+EVAL_HELPER eval_call(Interp *I, Frame *F, Node *n) {
   Value *fn = interp_eval(I, F, n->u.call.fn);
   if (!fn) return NULL;
+  NodeList *args = &n->u.call.args;
+  if (plain_call(args, 8)) {
+    Value *v[8], *r = NULL;
+    int i = 0;
+    while (i < args->n && (v[i] = eval_operand(I, F, args->items[i]))) i++;
+    if (i == args->n) {
+      CallArgs ca = {i, v, 0, NULL, NULL};
+      if (!(r = interp_call(I, fn, &ca))) interp_trace_call(I, F, n->loc);
+    }
+    while (i > 0) val_decref(v[--i]);
+    val_decref(fn);
+    return r;
+  }
   ArgVec pos, names, vals;
   ARGVEC_INIT(pos);
   ARGVEC_INIT(names);
@@ -268,7 +343,7 @@ static Value *eval_call(Interp *I, Frame *F, Node *n) {
 
 /* ---- displays and comprehensions ---- */
 
-static Value *eval_seq(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_seq(Interp *I, Frame *F, Node *n) {
   ArgVec items;
   ARGVEC_INIT(items);
   for (int i = 0; i < n->u.list.n; i++) {
@@ -295,7 +370,7 @@ static Value *eval_seq(Interp *I, Frame *F, Node *n) {
   return r;
 }
 
-static Value *eval_dict(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_dict(Interp *I, Frame *F, Node *n) {
   Value *d = val_dict_new();
   for (int i = 0; i < n->u.dict.keys.n; i++) {
     Value *k = interp_eval(I, F, n->u.dict.keys.items[i]);
@@ -361,7 +436,7 @@ static int comp_loop(Interp *I, Frame *C, Node *n, int level, Value *iterable, V
   return r;
 }
 
-static Value *eval_comp(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_comp(Interp *I, Frame *F, Node *n) {
   Value *first = interp_eval(I, F, n->u.comp.gens.items[0]->u.compfor.iter);
   if (!first) return NULL;
   FuncDef *d = n->u.comp.scope;
@@ -400,7 +475,7 @@ static int fstr_part(Interp *I, Frame *F, Node *p, StrBuf *sb) {
   return 0;
 }
 
-static Value *eval_fstr(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_fstr(Interp *I, Frame *F, Node *n) {
   StrBuf sb = {.fallible = true};
   for (int i = 0; i < n->u.list.n; i++)
     if (fstr_part(I, F, n->u.list.items[i], &sb) < 0) return sb_free(&sb), NULL;
@@ -410,7 +485,7 @@ static Value *eval_fstr(Interp *I, Frame *F, Node *n) {
 
 /* ---- the rest ---- */
 
-static Value *eval_slice(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_slice(Interp *I, Frame *F, Node *n) {
   Node *parts[3] = {n->u.slice.lo, n->u.slice.hi, n->u.slice.step};
   Value *v[3] = {NULL, NULL, NULL};
   for (int i = 0; i < 3; i++) {
@@ -424,18 +499,16 @@ static Value *eval_slice(Interp *I, Frame *F, Node *n) {
   return s;
 }
 
-static Value *eval_binop(Interp *I, Frame *F, Node *n) {
-  Value *a = interp_eval(I, F, n->u.bin.a);
+EVAL_HELPER eval_binop(Interp *I, Frame *F, Node *n) {
+  Value *a = eval_operand(I, F, n->u.bin.a);
   if (!a) return NULL;
-  Value *b = interp_eval(I, F, n->u.bin.b);
+  Value *b = eval_operand(I, F, n->u.bin.b);
   if (!b) return val_decref(a), NULL;
-  Value *r = binop(I, n->u.bin.op, a, b);
-  val_decref(a);
-  val_decref(b);
+  Value *r = binop_take(I, n->u.bin.op, a, b);
   return r ? r : fail_at(I, F, n);
 }
 
-static Value *eval_unary(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_unary(Interp *I, Frame *F, Node *n) {
   Value *a = interp_eval(I, F, n->u.unary.a);
   if (!a) return NULL;
   Value *r;
@@ -454,7 +527,7 @@ static Value *eval_unary(Interp *I, Frame *F, Node *n) {
   return r ? r : fail_at(I, F, n);
 }
 
-static Value *eval_attr(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_attr(Interp *I, Frame *F, Node *n) {
   Value *o = interp_eval(I, F, n->u.attr.obj);
   if (!o) return NULL;
   Value *r = val_getattr(I, o, n->u.attr.name);
@@ -462,7 +535,7 @@ static Value *eval_attr(Interp *I, Frame *F, Node *n) {
   return r ? r : fail_at(I, F, n);
 }
 
-static Value *eval_subscript(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_subscript(Interp *I, Frame *F, Node *n) {
   Value *o = interp_eval(I, F, n->u.sub.obj);
   if (!o) return NULL;
   Value *k = interp_eval(I, F, n->u.sub.index);
@@ -473,7 +546,7 @@ static Value *eval_subscript(Interp *I, Frame *F, Node *n) {
   return r ? r : fail_at(I, F, n);
 }
 
-static Value *eval_ifexp(Interp *I, Frame *F, Node *n) {
+EVAL_HELPER eval_ifexp(Interp *I, Frame *F, Node *n) {
   Value *c = interp_eval(I, F, n->u.ifexp.cond);
   if (!c) return NULL;
   int t = interp_truthy(I, c);
@@ -491,7 +564,10 @@ Value *interp_eval(Interp *I, Frame *F, Node *n) {
   case AST_FALSE: return val_bool(false);
   case AST_NONE: return val_none();
   case AST_ELLIPSIS: return val_ellipsis();
-  case AST_NAME: return load_name(I, F, n);
+  case AST_NAME:
+    if (n->u.name.scope == SCOPE_LOCAL && F->env->u.env->slots[n->u.name.slot])
+      return val_incref(F->env->u.env->slots[n->u.name.slot]);
+    return load_name(I, F, n);
   case AST_FSTR: return eval_fstr(I, F, n);
   case AST_ATTR: return eval_attr(I, F, n);
   case AST_SUBSCRIPT: return eval_subscript(I, F, n);

@@ -6,10 +6,15 @@
 #include "frontend/lang/interp_impl.h"
 #include "frontend/lang/modules.h"
 #include "frontend/lang/resolve.h"
+#include "frontend/lang/state.h"
 
 typedef enum { EX_NORMAL, EX_BREAK, EX_CONTINUE, EX_RETURN, EX_ERROR } ExecStatus;
 
 static ExecStatus exec_block(Interp *I, Frame *F, NodeList *b);
+
+/* The statement handlers exec_stmt dispatches to stay out of it, so that exec_stmt stays a jump
+ * table with no frame of its own. */
+#define EXEC_HELPER static __attribute__((noinline)) ExecStatus
 
 static ExecStatus error_at(Interp *I, Frame *F, Node *n) {
   interp_locate(I, F, n->loc);
@@ -45,6 +50,13 @@ static void unbind_sym(Interp *I, Frame *F, Sym *name) {
   } else if (dict_get_sym(F->globals, name)) {
     dict_del(I, F->globals, name);
   }
+}
+
+/* The slot of a target that is a local name, the usual one; NULL for any other target. */
+static inline Value **local_target(Frame *F, Node *t) {
+  return t->kind == AST_NAME && t->u.name.scope == SCOPE_LOCAL
+             ? &F->env->u.env->slots[t->u.name.slot]
+             : NULL;
 }
 
 static int store_name(Frame *F, Node *n, Value *v) {
@@ -149,7 +161,7 @@ static Value *augmented(Interp *I, int op, Value *cur, Value *rhs) {
   return val_binop(I, op, cur, rhs);
 }
 
-static ExecStatus exec_augassign(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_augassign(Interp *I, Frame *F, Node *n) {
   Node *t = n->u.aug.target;
   Value *obj = NULL, *key = NULL, *cur = NULL, *rhs = NULL, *res = NULL;
   int r = -1;
@@ -182,7 +194,7 @@ Value *interp_make_function(Interp *I, Frame *F, FuncDef *def) {
 }
 
 /* `import a.b` binds `a` to module a (loading a.b too); `import a.b as c` binds c to a.b. */
-static ExecStatus exec_import(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_import(Interp *I, Frame *F, Node *n) {
   for (int i = 0; i < n->u.imp.n; i++) {
     ImportItem *it = &n->u.imp.items[i];
     Value *m = mod_import(I, I->modules, it->module);
@@ -216,7 +228,7 @@ static Value *import_from(Interp *I, Value *m, const char *module, Sym *name) {
   return v;
 }
 
-static ExecStatus exec_fromimport(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_fromimport(Interp *I, Frame *F, Node *n) {
   for (int i = 0; i < n->u.imp.n; i++) {
     ImportItem *it = &n->u.imp.items[i];
     Value *m = mod_import(I, I->modules, it->module);
@@ -231,7 +243,7 @@ static ExecStatus exec_fromimport(Interp *I, Frame *F, Node *n) {
 
 /* ---- loops ---- */
 
-static ExecStatus exec_while(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_while(Interp *I, Frame *F, Node *n) {
   for (;;) {
     Value *c = interp_eval(I, F, n->u.loop.iter);
     if (!c) return EX_ERROR;
@@ -247,7 +259,7 @@ static ExecStatus exec_while(Interp *I, Frame *F, Node *n) {
   return exec_block(I, F, &n->u.loop.orelse);
 }
 
-static ExecStatus exec_for(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_for(Interp *I, Frame *F, Node *n) {
   Value *seq = interp_eval(I, F, n->u.loop.iter);
   if (!seq) return EX_ERROR;
   ValIter it;
@@ -255,11 +267,17 @@ static ExecStatus exec_for(Interp *I, Frame *F, Node *n) {
   val_decref(seq);
   if (r < 0) return error_at(I, F, n->u.loop.iter);
   ExecStatus st = EX_NORMAL;
-  Value *item;
+  Value *item, **slot = local_target(F, n->u.loop.target);
   while ((item = val_iter_next(I, &it))) {
-    r = interp_assign(I, F, n->u.loop.target, item);
-    val_decref(item);
-    if (r < 0) { st = EX_ERROR; break; }
+    if (slot) {
+      Value *old = *slot;
+      *slot = item;
+      val_xdecref(old);
+    } else {
+      r = interp_assign(I, F, n->u.loop.target, item);
+      val_decref(item);
+      if (r < 0) { st = EX_ERROR; break; }
+    }
     st = exec_block(I, F, &n->u.loop.body);
     if (st == EX_CONTINUE) st = EX_NORMAL;
     if (st != EX_NORMAL) break;
@@ -335,7 +353,7 @@ static ExecStatus exec_try_except(Interp *I, Frame *F, Node *n) {
   return st;
 }
 
-static ExecStatus exec_try(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_try(Interp *I, Frame *F, Node *n) {
   ExecStatus st = exec_try_except(I, F, n);
   if (!n->u.try_.finalbody.n) return st;
   Value *pending = st == EX_ERROR ? interp_error_take(I) : NULL;
@@ -351,7 +369,7 @@ static ExecStatus exec_try(Interp *I, Frame *F, Node *n) {
   return st;
 }
 
-static ExecStatus exec_raise(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_raise(Interp *I, Frame *F, Node *n) {
   if (!n->u.unary.a) {
     if (I->handling) return interp_raise_value(I, I->handling), EX_ERROR;
     interp_raise(I, EXC_RuntimeError, "no active exception to reraise");
@@ -370,7 +388,7 @@ static ExecStatus exec_raise(Interp *I, Frame *F, Node *n) {
   return error_at(I, F, n);
 }
 
-static ExecStatus exec_assert(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_assert(Interp *I, Frame *F, Node *n) {
   Value *c = interp_eval(I, F, n->u.bin.a);
   if (!c) return EX_ERROR;
   int t = interp_truthy(I, c);
@@ -401,7 +419,7 @@ static Value *call_method(Interp *I, Value *obj, const char *name, int n, Value 
   return r;
 }
 
-static ExecStatus exec_with(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_with(Interp *I, Frame *F, Node *n) {
   Value *ctx = interp_eval(I, F, n->u.with.ctx);
   if (!ctx) return EX_ERROR;
   Value *entered = call_method(I, ctx, "__enter__", 0, NULL);
@@ -478,6 +496,13 @@ static ExecStatus exec_expr(Interp *I, Frame *F, Node *n) {
 static ExecStatus exec_assign(Interp *I, Frame *F, Node *n) {
   Value *v = interp_eval(I, F, n->u.assign.value);
   if (!v) return EX_ERROR;
+  Value **slot = n->u.assign.targets.n == 1 ? local_target(F, n->u.assign.targets.items[0]) : NULL;
+  if (slot) { /* x = value: the slot takes our reference */
+    Value *old = *slot;
+    *slot = v;
+    val_xdecref(old);
+    return EX_NORMAL;
+  }
   for (int i = 0; i < n->u.assign.targets.n; i++) {
     if (interp_assign(I, F, n->u.assign.targets.items[i], v) < 0) {
       val_decref(v);
@@ -505,7 +530,7 @@ static ExecStatus exec_return(Interp *I, Frame *F, Node *n) {
   return EX_RETURN;
 }
 
-static ExecStatus exec_def(Interp *I, Frame *F, Node *n) {
+EXEC_HELPER exec_def(Interp *I, Frame *F, Node *n) {
   Value *fn = interp_make_function(I, F, n->u.def);
   if (!fn) return EX_ERROR;
   store_sym(F, n->u.def->name, fn);
@@ -551,7 +576,7 @@ static ExecStatus exec_stmt(Interp *I, Frame *F, Node *n) {
 }
 
 static ExecStatus exec_block(Interp *I, Frame *F, NodeList *b) {
-  gc_maybe_collect();
+  if (gc_collect_due()) gc_collect();
   for (int i = 0; i < b->n; i++) {
     ExecStatus st = exec_stmt(I, F, b->items[i]);
     if (st != EX_NORMAL) return st;

@@ -231,7 +231,7 @@ int64_t gc_collect(void) {
   for (GcHead *h = tracked->next; h != tracked; h = h->next)
     if (h->gc_refs != REACHABLE) push(&dead, h);
   int64_t n = break_up(&dead);
-  G->n_after_last_collect = G->n_tracked;
+  G->collect_at = G->n_tracked + (G->n_tracked > 1000 ? G->n_tracked : 1000);
   return n;
 }
 
@@ -246,8 +246,5 @@ void gc_release_all(void) {
 }
 
 int64_t gc_maybe_collect(void) {
-  TesState *G = tes_state();
-  if (G->n_tracked < 2 * G->n_after_last_collect || G->n_tracked - G->n_after_last_collect < 1000)
-    return 0;
-  return gc_collect();
+  return gc_collect_due() ? gc_collect() : 0;
 }

@@ -154,7 +154,7 @@ void interp_error_clear(Interp *I) {
   I->error = NULL;
 }
 
-int interp_tick(Interp *I) {
+int interp_tick_slow(Interp *I) {
   if (tes_interrupted) {
     tes_interrupted = 0;
     interp_raise(I, EXC_KeyboardInterrupt, "interrupted");

@@ -67,8 +67,17 @@ void interp_locate(Interp *I, Frame *F, SrcLoc loc);
 /* A call at `loc` in frame F returned an error from a deeper frame: add this frame to the
  * traceback. */
 void interp_trace_call(Interp *I, Frame *F, SrcLoc loc);
-/* Interrupt, step-limit and stack checks; -1 with an exception raised. */
-int interp_tick(Interp *I);
+/* Interrupt, step-limit and stack checks; -1 with an exception raised. Inline for the usual
+ * case, where none is due: a loop iteration and a call make one. */
+int interp_tick_slow(Interp *I);
+static inline int interp_tick(Interp *I) {
+  char *here = __builtin_frame_address(0);
+  if (__builtin_expect(!tes_interrupted && !I->step_limit &&
+                           (!I->stack_base || (size_t)(I->stack_base - here) <= I->stack_limit),
+                       1))
+    return 0;
+  return interp_tick_slow(I);
+}
 
 
 #endif

@@ -165,6 +165,9 @@ static void collect_globals(Scope *S, NodeList *b) {
 static void finish_layout(Resolver *R, Scope *S) {
   FuncDef *d = S->def;
   d->nslots = S->n;
+  d->plain_params = true;
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].kind != PARAM_PLAIN || !d->params[i].name) d->plain_params = false;
   d->slot_names = arena_alloc(&R->unit->arena, sizeof(Sym *) * (size_t)(S->n ? S->n : 1));
   if (S->n) memcpy(d->slot_names, S->names, sizeof(Sym *) * (size_t)S->n);
 }

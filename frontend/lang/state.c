@@ -9,6 +9,7 @@ TesState *tes_G;
 TesState *tes_state_boot(void) {
   TesState *G = xcalloc(1, sizeof *G);
   G->tracked.next = G->tracked.prev = &G->tracked;
+  G->collect_at = 1000;
   tes_G = G;
   return G;
 }
@@ -33,6 +34,11 @@ void tes_state_close(void) {
     next = *(Value **)v;
     free(v);
   }
+  for (int n = 0; n < ENV_POOL_SLOTS; n++)
+    for (Env *e = G->env_pool[n], *next; e; e = next) {
+      next = (Env *)e->parent;
+      free(e);
+    }
   free(G->free_queue);
   free(G->busy.v);
   free_table(&G->interned, true);

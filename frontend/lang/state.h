@@ -28,6 +28,8 @@ typedef struct TableNames { /* attrs.c: the interned names of one table of rows 
   size_t n;
 } TableNames;
 
+enum { ENV_POOL_SLOTS = 16, ENV_POOL_MAX = 256 }; /* frames of < 16 slots, 256 of each size */
+
 typedef struct TesState {
   int users; /* Interps that hold it; 0 while only a parse with no Interp has used it */
   /* value.c */
@@ -35,6 +37,10 @@ typedef struct TesState {
   ValueTable types;             /* one immortal VAL_TYPE value per TypeObj */
   Value *free_cells;            /* recycled cells, linked through their first word */
   int64_t n_free_cells;
+  /* recycled call frames (Env with their slots) by slot count, linked through parent; a
+   * function call takes one instead of a calloc */
+  struct Env *env_pool[ENV_POOL_SLOTS];
+  int env_pool_n[ENV_POOL_SLOTS];
   int free_depth;               /* val_free_ calls in progress */
   Value **free_queue;           /* values whose freeing waits for the outermost val_free_ */
   int64_t free_queue_n, free_queue_cap;
@@ -46,7 +52,9 @@ typedef struct TesState {
   } busy;
   /* gc.c */
   GcHead tracked; /* sentinel of the circular list of containers */
-  int64_t n_tracked, n_after_last_collect;
+  int64_t n_tracked;
+  int64_t collect_at; /* n_tracked that makes a collection due: twice the count left by the
+                         last one, and at least 1000 more */
   /* attrs.c: the names of each table met so far, keyed by the table's address */
   struct {
     TableNames *slots;
@@ -71,6 +79,12 @@ static inline TesState *tes_state(void) {
  * rest of the heap. */
 void tes_state_open(void);
 void tes_state_close(void);
+
+/* gc_maybe_collect's test, inline for exec.c's statement boundaries */
+static inline bool gc_collect_due(void) {
+  TesState *G = tes_state();
+  return G->n_tracked >= G->collect_at;
+}
 
 /* gc.c: drops every reference held by every tracked container, so all of them go. */
 void gc_release_all(void);

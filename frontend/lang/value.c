@@ -136,8 +136,14 @@ static void free_env(Env *e) {
   gc_untrack(&e->gc);
   val_xdecref(e->parent);
   for (int i = 0; i < e->n; i++) val_xdecref(e->slots[i]);
-  free(e->slots);
-  free(e);
+  TesState *G = tes_G;
+  if (!VAL_FREELIST || e->n >= ENV_POOL_SLOTS || G->env_pool_n[e->n] >= ENV_POOL_MAX) {
+    free(e);
+    return;
+  }
+  e->parent = (Value *)G->env_pool[e->n]; /* the pool's link */
+  G->env_pool[e->n] = e;
+  G->env_pool_n[e->n]++;
 }
 
 static void free_exc(Exc *e) {
@@ -233,6 +239,10 @@ static void free_now(TesState *G, Value *v) {
 
 void val_free_(Value *v) {
   TesState *G = tes_G;
+  if (v->kind == VAL_INT || v->kind == VAL_FLOAT || v->kind == VAL_RANGE) {
+    release_cell(v); /* holds nothing: no depth to count, no queue to drain */
+    return;
+  }
   if (G->free_depth >= FREE_DEPTH_MAX) {
     if (G->free_queue_n == G->free_queue_cap) {
       G->free_queue_cap = G->free_queue_cap ? 2 * G->free_queue_cap : 256;
@@ -248,12 +258,11 @@ void val_free_(Value *v) {
 
 /* ---- numbers ---- */
 
-enum { SMALL_INT_MIN = -5, SMALL_INT_MAX = 1024 };
-static Value small_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
+Value val_small_ints_[VAL_SMALL_INT_MAX - VAL_SMALL_INT_MIN + 1];
 
-Value *val_int(int64_t i) {
-  if (i >= SMALL_INT_MIN && i <= SMALL_INT_MAX) {
-    Value *v = &small_ints[i - SMALL_INT_MIN];
+Value *val_int_make(int64_t i) {
+  if (val_int_small(i)) {
+    Value *v = &val_small_ints_[i - VAL_SMALL_INT_MIN];
     if (!v->refcnt) *v = (Value){.refcnt = VAL_IMMORTAL, .kind = VAL_INT, .u.i = i};
     return v;
   }
@@ -496,6 +505,7 @@ Value *val_func_new(FuncDef *def, Unit *unit, Value *closure, Value *globals) {
   f->unit = unit;
   if (unit) unit_incref(unit);
   f->closure = closure ? val_incref(closure) : NULL;
+  val_env_capture(closure);
   f->globals = globals ? val_incref(globals) : NULL;
   f->defaults = def->nparams ? xcalloc((size_t)def->nparams, sizeof *f->defaults) : NULL;
   Value *v = alloc_value(VAL_FUNC);
@@ -505,14 +515,26 @@ Value *val_func_new(FuncDef *def, Unit *unit, Value *closure, Value *globals) {
 }
 
 Value *val_env_new(int n, Value *parent) {
-  Env *e = xcalloc(1, sizeof *e);
+  TesState *G = tes_state();
+  Env *e;
+  if (VAL_FREELIST && n < ENV_POOL_SLOTS && G->env_pool[n]) {
+    e = G->env_pool[n];
+    G->env_pool[n] = (Env *)e->parent;
+    G->env_pool_n[n]--;
+    memset(e, 0, sizeof *e + (size_t)n * sizeof *e->inline_);
+  } else {
+    e = xcalloc(1, sizeof *e + (size_t)n * sizeof *e->inline_);
+  }
   e->parent = parent ? val_incref(parent) : NULL;
   e->n = n;
-  e->slots = n ? xcalloc((size_t)n, sizeof *e->slots) : NULL;
+  e->slots = e->inline_;
   Value *v = alloc_value(VAL_ENV);
-  v->u.env = e;
-  gc_track(&e->gc, v);
+  v->u.env = e; /* untracked until captured (val_env_capture) */
   return v;
+}
+
+void val_env_capture(Value *env) {
+  for (; env && !env->u.env->gc.next; env = env->u.env->parent) gc_track(&env->u.env->gc, env);
 }
 
 Value *val_builtin(const Builtin *def, Value *self) {

@@ -57,7 +57,8 @@ typedef struct Env { /* VAL_ENV: one call's frame; closures keep it alive */
   GcHead gc;
   Value *parent; /* VAL_ENV of the frame this function was defined in, or NULL */
   int n;
-  Value **slots; /* n slots, NULL while unbound */
+  Value **slots; /* n slots, NULL while unbound: inline_ below, same allocation */
+  Value *inline_[];
 } Env;
 
 typedef struct Func { /* VAL_FUNC: a def or lambda */
@@ -275,7 +276,20 @@ static inline Value *val_bool(bool b) { return b ? &val_true_ : &val_false_; }
 /* `...` (the builtin Ellipsis): one object of its class, "ellipsis"; numpy's indexing reads it. */
 extern Value val_ellipsis_;
 static inline Value *val_ellipsis(void) { return &val_ellipsis_; }
-Value *val_int(int64_t i);
+/* The ints val_int gives as immortal shared cells, as CPython's small ints; any other int
+ * cell with one reference may be overwritten by its owner (eval.c reuses temporaries). */
+enum { VAL_SMALL_INT_MIN = -5, VAL_SMALL_INT_MAX = 1024 };
+static inline bool val_int_small(int64_t i) {
+  return i >= VAL_SMALL_INT_MIN && i <= VAL_SMALL_INT_MAX;
+}
+extern Value val_small_ints_[VAL_SMALL_INT_MAX - VAL_SMALL_INT_MIN + 1]; /* value.c: each
+                                                                           filled on first use */
+Value *val_int_make(int64_t i); /* val_int's slow half */
+static inline Value *val_int(int64_t i) {
+  if (val_int_small(i) && val_small_ints_[i - VAL_SMALL_INT_MIN].refcnt)
+    return &val_small_ints_[i - VAL_SMALL_INT_MIN];
+  return val_int_make(i);
+}
 Value *val_float(double f);
 Value *val_str(const char *s, size_t len);  /* copies */
 Value *val_cstr(const char *s);             /* copies a C string */
@@ -287,7 +301,11 @@ Value *val_range(int64_t start, int64_t stop, int64_t step);
 Value *val_slice_new(Value *start, Value *stop, Value *step); /* borrowed; NULL means None */
 Value *val_dict_new(void);
 Value *val_func_new(FuncDef *def, Unit *unit, Value *closure, Value *globals);
+/* A frame's locals. It joins the cycle collector's list only when captured: a frame that
+ * only the C stack holds (most calls) can be in no cycle, so it costs the collector nothing. */
 Value *val_env_new(int n, Value *parent);
+/* env is now held by a heap object (a closure): tracks it and its untracked parents. */
+void val_env_capture(Value *env);
 Value *val_builtin(const Builtin *def, Value *self); /* self borrowed, may be NULL */
 Value *val_module_new(const char *name);
 Value *val_type(const TypeObj *t);
@@ -331,6 +349,11 @@ void val_list_append_take(Value *list, Value *item);
 /* ---- dicts ---- */
 Value *dict_get(Interp *I, Value *dict, Value *key);        /* borrowed; NULL: absent or error */
 Value *dict_get_sym(Value *dict, Sym *name);                /* borrowed; NULL: absent; no error */
+/* A global name's value: globals[name], else builtins[name] (borrowed; NULL: in neither).
+ * c remembers where it was found and the versions of both dicts (dict.c draws every version
+ * from one counter, so a version stands for one dict in one layout); while they hold, the
+ * lookup is two compares. */
+Value *dict_get_sym_cached(Value *globals, Value *builtins, Sym *name, SymCache *c);
 int dict_set(Interp *I, Value *dict, Value *key, Value *v); /* increfs both; -1 on error */
 void dict_set_sym(Value *dict, Sym *name, Value *v);        /* increfs; never fails */
 int dict_del(Interp *I, Value *dict, Value *key);           /* -1: error (KeyError if absent) */

@@ -22,8 +22,8 @@ struct Dict {
   uint64_t mask;  /* index table size - 1 */
   int64_t *index; /* entry number, DICT_EMPTY or DICT_DUMMY */
   DictEntry *entries;
-  uint64_t version; /* bumped by every change of layout: a lookup restarts if val_eq ran code
-                       that changed the dict under it */
+  uint64_t version; /* renewed from dict.c's counter by every change of layout: a lookup
+                       restarts if val_eq ran code that changed the dict under it */
 };
 
 Dict *dict_alloc_(void);       /* empty, untracked: val_dict_new tracks it */

@@ -1363,6 +1363,16 @@ static void test_gc(void) {
   val_decref(globals);
   CHECK(gc_collect() == 4);
   CHECK(gc_tracked_count() == base);
+  /* a frame joins the list only when a closure captures it, its parents with it; the frame
+   * holding that closure is then a cycle like any other */
+  Value *outer = val_env_new(1, NULL), *inner = val_env_new(1, outer);
+  CHECK(gc_tracked_count() == base);
+  inner->u.env->slots[0] = val_func_new(&def, NULL, inner, NULL);
+  CHECK(gc_tracked_count() == base + 3);
+  val_decref(inner);
+  val_decref(outer);
+  CHECK(gc_collect() == 3);
+  CHECK(gc_tracked_count() == base);
   /* a cycle hanging off a live list survives; after the list goes, it is collected */
   Value *live = val_list_new(1), *x = val_list_new(1), *y = val_dict_new();
   val_list_append(x, y);
