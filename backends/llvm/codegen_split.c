@@ -17,8 +17,9 @@
  * SPLIT_MIN_WEIGHT: a thread and a second module cost more than they save), one that defines
  * a global variable other than a constant of its own (two objects would each hold one) or an
  * unnamed function, and any module with TES_LLVM_SPLIT=0 or TES_LLVM_ARGS in the
- * environment. */
+ * environment or in a process bound to one CPU. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,10 +35,13 @@
 enum { FUNC_WEIGHT = 100, SPLIT_MIN_WEIGHT = 250 };
 
 /* TES_LLVM_ARGS's options (-time-passes, -print-after-all) keep process-wide state that two
- * threads would share: a build studied with them runs on one thread. */
+ * threads would share: a build studied with them runs on one thread. So does a process that
+ * may run on one CPU only (taskset), where a second thread would only wait. */
 static bool split_off(void) {
   const char *env = getenv("TES_LLVM_SPLIT");
-  return (env && strcmp(env, "0") == 0) || *cg_llvm_args();
+  if ((env && strcmp(env, "0") == 0) || *cg_llvm_args()) return true;
+  cpu_set_t cpus;
+  return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2;
 }
 
 static int count_insns(LLVMValueRef fn) {

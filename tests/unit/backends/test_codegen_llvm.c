@@ -3,6 +3,7 @@
  * JIT-compiles it, calls NAME_packed on 64-byte aligned buffers of random data (fixed seed) and
  * compares with a plain C loop computing the same thing. */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "../schedule/sched_test.h"
@@ -191,7 +192,7 @@ static void test_codegen_llvm_matmul(void) {
 /* The GEMM of bench/build/build_time.tes, small: B packed in a parallel loop of its own, C
  * tiled, k split and unrolled, vectorised, parallel. Its two chunk functions are generated on
  * two threads into a bundle of two objects (codegen_split.c) that the JIT loads as one module;
- * with TES_LLVM_SPLIT=0, one object. cg_llvm_object stays one ELF object either way, and a
+ * with TES_LLVM_SPLIT=0, or bound to one CPU, one object. cg_llvm_object stays one ELF object either way, and a
  * bundle cut short is refused. */
 static void test_codegen_llvm_split(void) {
   enum { M = 64, K = 48, N = 64, BN = 16 };
@@ -229,8 +230,21 @@ static void test_codegen_llvm_split(void) {
       want[r * N + q] = (float)acc;
     }
   Diag err = DIAG_INIT;
-  for (int split = 1; split >= 0; split--) {
+  cpu_set_t all, one;
+  bool two_cpus = sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) >= 2;
+  if (!two_cpus) printf("test_codegen_llvm_split: one CPU, the split is not tested\n");
+  /* split: 1 split, 0 TES_LLVM_SPLIT=0, -1 bound to one CPU */
+  for (int split = two_cpus ? 1 : 0; split >= -1; split--) {
     setenv("TES_LLVM_SPLIT", split ? "1" : "0", 1);
+    if (split == -1) {
+      CPU_ZERO(&one);
+      for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &all)) {
+          CPU_SET(cpu, &one);
+          break;
+        }
+      if (two_cpus) CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    }
     diag_clear(&err);
     CgLlvmCode *code = cg_llvm_build(f, NULL, &err);
     CHECK(code != NULL);
@@ -263,6 +277,7 @@ static void test_codegen_llvm_split(void) {
     free(obj), free(elf);
     cg_llvm_free(code);
   }
+  if (two_cpus) CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
   unsetenv("TES_LLVM_SPLIT");
   free(x), free(y), free(want);
 }
