@@ -4,6 +4,7 @@
 #include "ir/lower.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/printer.h"
@@ -110,17 +111,18 @@ static void after(const LowerOptions *opt, const char *pass, const Stmt *body, b
                            ctx ? ctx->device : NULL);
 }
 
-#ifdef TES_VERIFY_IR
-enum { VERIFY_ALWAYS = 1 };
-#else
-enum { VERIFY_ALWAYS = 0 };
-#endif
-
-/* In debug builds (TES_VERIFY_IR, set by meson) or at debug >= 1, the IR is checked after each
- * step, so that a step that breaks it is named as the culprit: an internal error, not a crash
- * or wrong code later. Every build checks it once more after the last pass, before code
- * generation (lower_run). flattened: tir.StorageFlatten has run. */
-static bool verify_each(const LowerOptions *opt) { return VERIFY_ALWAYS || opt->debug >= 1; }
+/* With TES_VERIFY_IR set in the environment (to anything but "" or "0": ./check and the lit
+ * configuration set it) or at debug >= 1, the IR is checked after each step, so that a step
+ * that breaks it is named as the culprit where it does: an internal error, not a crash or wrong
+ * code later. Without it, lowering checks the IR once, after the last pass, before code
+ * generation (lower_run), and lowers again checking each step only when that finds it
+ * malformed; the per-step checks were half of a build's lowering time. flattened:
+ * tir.StorageFlatten has run. */
+bool lower_verifies_each_pass(const LowerOptions *opt) {
+  if (opt && opt->debug >= 1) return true;
+  const char *env = getenv("TES_VERIFY_IR");
+  return env && *env && strcmp(env, "0") != 0;
+}
 
 static bool check_ir(const Stmt *body, const PassCtx *ctx, bool flattened, const char *pass) {
   return ir_verify_func(body, ctx, flattened, pass, ctx->diag);
@@ -269,10 +271,10 @@ LoweredFunc *lower_gpu_passes(Arena *a, const LoweredFunc *f, const LowerOptions
 
 static void quiet(void *user, const char *msg) { (void)user, (void)msg; }
 
-/* Malformed IR is an internal error naming the pass that made it. A build that verifies only
- * the result (release) finds that pass by lowering again, verifying each step, quietly (no
- * dumps, no warnings twice); lowering is deterministic, so the second run fails where the
- * first went wrong. */
+/* Malformed IR is an internal error naming the pass that made it. A lowering that verifies
+ * only the result (TES_VERIFY_IR unset) finds that pass by lowering again, verifying each step,
+ * quietly (no dumps, no warnings twice); lowering is deterministic, so the second run fails
+ * where the first went wrong. */
 LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const LowerOptions *opt,
                        Diag *d) {
   static const LowerOptions defaults = {0};
@@ -280,7 +282,7 @@ LoweredFunc *lower_run(Arena *a, Schedule *s, int nargs, Tensor **args, const Lo
   /* the passes tell their failure by d, so it must start empty */
   TES_ASSERT(!diag_failed(d), "lower_run given a Diag that holds: %s", d->msg);
   bool bad_ir;
-  LoweredFunc *f = lower_once(a, s, nargs, args, opt, verify_each(opt), &bad_ir, d);
+  LoweredFunc *f = lower_once(a, s, nargs, args, opt, lower_verifies_each_pass(opt), &bad_ir, d);
   if (f || !bad_ir) return f;
   LowerOptions again = *opt;
   again.dump = NULL;

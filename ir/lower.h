@@ -42,6 +42,11 @@ typedef struct LowerOptions {
   Buffer *const *arg_buffers;
 } LowerOptions;
 
+/* Whether lower_run checks the IR after every step (ir/verify.h), not only after the last one:
+ * at opt->debug >= 1, or with TES_VERIFY_IR set in the environment to anything but "" or "0".
+ * opt may be NULL. */
+bool lower_verifies_each_pass(const LowerOptions *opt);
+
 /* Lowers s with args (placeholders and outputs; every placeholder the schedule reads must be
  * one) into a, which must outlive the result; s does not change. NULL with d set when the
  * schedule cannot be lowered (a user error: a LowerError) or a step of lowering left malformed

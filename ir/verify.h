@@ -1,7 +1,8 @@
 /* verify.h: the IR verifier. lower_run calls it after loop-nest construction and after every
- * pass in debug builds (TES_VERIFY_IR) or at LowerOptions.debug >= 1, and in every build once
- * more after the last pass, before code generation, so that a pass that breaks the IR is named
- * where it does it, not by a crash inside LLVM or a wrong kernel later. */
+ * pass with TES_VERIFY_IR set in the environment or at LowerOptions.debug >= 1
+ * (lower_verifies_each_pass), and always once more after the last pass, before code
+ * generation, so that a pass that breaks the IR is named where it does it, not by a crash
+ * inside LLVM or a wrong kernel later. */
 #ifndef TES_IR_VERIFY_H
 #define TES_IR_VERIFY_H
 

@@ -25,6 +25,7 @@
 
 #include "ir/support.h"
 #include "jit/jit.h"
+#include "jit/plugin_api.h"
 #include "jit/process.h"
 #include "jit/runtime.h"
 
@@ -194,6 +195,38 @@ static void release_dylib(LLVMOrcJITDylibRef jd, LLVMOrcResourceTrackerRef rt) {
 
 void jit_start(void) { pthread_once(&S.once, start_session); }
 
+/* The next 8-byte length of a bundle (jit/plugin_api.h) at *p, if [*p, end) holds one. */
+static bool bundle_len(const unsigned char **p, const unsigned char *end, uint64_t *n) {
+  if (end - *p < 8) return false;
+  *n = 0;
+  for (int i = 0; i < 8; i++) *n |= (uint64_t)(*p)[i] << (8 * i);
+  *p += 8;
+  return true;
+}
+
+/* Adds the object, or each object of a bundle, under rt. Called with S.lock. */
+static LLVMErrorRef add_objects(LLVMOrcResourceTrackerRef rt, const void *obj, size_t len) {
+  const unsigned char *p = obj, *end = p + len;
+  uint64_t n = 1, size = len;
+  bool bundled = len >= TES_OBJECT_BUNDLE_MAGIC_LEN &&
+                 memcmp(obj, TES_OBJECT_BUNDLE_MAGIC, TES_OBJECT_BUNDLE_MAGIC_LEN) == 0;
+  if (bundled) {
+    p += TES_OBJECT_BUNDLE_MAGIC_LEN;
+    if (!bundle_len(&p, end, &n)) n = 0;
+  }
+  if (n == 0) return LLVMCreateStringError("a bundle of objects that holds none");
+  for (uint64_t i = 0; i < n; i++) {
+    if (bundled && (!bundle_len(&p, end, &size) || size > (uint64_t)(end - p)))
+      return LLVMCreateStringError("a bundle of objects cut short");
+    LLVMMemoryBufferRef buf =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)p, (size_t)size, "tes-module");
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(S.jit, rt, buf);
+    if (e) return e;
+    p += size;
+  }
+  return NULL;
+}
+
 JitLib *jit_load_object(const void *obj, size_t len, Diag *d) {
   pthread_once(&S.once, start_session);
   if (!S.jit) return ir_error(d, "%s", S.start_error), NULL;
@@ -202,9 +235,8 @@ JitLib *jit_load_object(const void *obj, size_t len, Diag *d) {
   LLVMOrcResourceTrackerRef rt = NULL;
   LLVMErrorRef e = NULL;
   if (jd && !(e = define_runtime(jd))) {
-    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, "tes-module");
     rt = LLVMOrcJITDylibCreateResourceTracker(jd);
-    e = LLVMOrcLLJITAddObjectFileWithRT(S.jit, rt, buf);
+    e = add_objects(rt, obj, len);
   }
   if (e) {
     fail(d, "cannot load the compiled module: ", take_error(e));

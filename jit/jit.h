@@ -14,8 +14,8 @@
 
 typedef struct JitLib JitLib;
 
-/* Links an ELF object file for the host (backends/llvm's cg_llvm_object) into the process.
- * NULL with a user error on d (LLVM's own words) when the JIT cannot start or the object is
+/* Links an ELF object file for the host (backends/llvm's cg_llvm_object), or each object of
+ * a bundle of them (cg_llvm_jit_object; jit/plugin_api.h), into the process. NULL with a user error on d (LLVM's own words) when the JIT cannot start or the object is
  * bad. */
 JitLib *jit_load_object(const void *obj, size_t len, Diag *d);
 /* The address of a symbol the object defines; the object is linked on the first lookup, so an

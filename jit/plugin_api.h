@@ -16,6 +16,14 @@ typedef struct CgLlvmCode CgLlvmCode;   /* backends/llvm/codegen_llvm.h */
 typedef struct JitLib JitLib;           /* jit/jit.h */
 typedef struct Diag Diag;               /* ir/diag.h: how a call says why it failed */
 
+/* What jit_object gives when the back end made the code as several objects (on two threads,
+ * backends/llvm/codegen_split.c), and load_object takes besides one ELF object: this magic,
+ * the number of objects, then each one's length and bytes (numbers as 8 bytes, least
+ * significant first). Only the JIT and the compile cache see it; object() is always one ELF
+ * object (save, export_library). */
+#define TES_OBJECT_BUNDLE_MAGIC "tesobjs\n"
+#define TES_OBJECT_BUNDLE_MAGIC_LEN 8
+
 typedef struct TesLlvm {
   bool (*target_check)(const char *target, Diag *d);
   CgLlvmCode *(*build)(const LoweredFunc *f, const char *target, Diag *d);
@@ -23,6 +31,7 @@ typedef struct TesLlvm {
   const char *(*ir_text)(CgLlvmCode *c);
   char *(*asm_text)(CgLlvmCode *c, Diag *d);
   bool (*object)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+  bool (*jit_object)(CgLlvmCode *c, void **data, size_t *len, Diag *d); /* for load_object */
   char *(*c_header)(const CgLlvmCode *c, const LoweredFunc *f, Diag *d);
   bool (*runs_here)(const CgLlvmCode *c);
   const char *(*error_message)(const CgLlvmCode *c, int32_t code, char buf[64]);

@@ -23,6 +23,7 @@
 
 #include "backends/llvm/codegen_llvm_impl.h"
 #include "ir/printer.h"
+#include "jit/plugin_api.h"
 
 struct CgLlvmCode {
   LLVMContextRef ctx;
@@ -34,6 +35,8 @@ struct CgLlvmCode {
   char *ir_text; /* cached on first use */
   void *obj;     /* the object file, cached on first use */
   size_t objlen;
+  void *jit_obj; /* the bundle of objects the JIT loads (codegen_split.c), or NULL: obj */
+  size_t jit_objlen;
   char **messages;
   int nmessages;
 };
@@ -308,6 +311,7 @@ void cg_llvm_free(CgLlvmCode *c) {
   free(c->triple);
   free(c->ir_text);
   free(c->obj);
+  free(c->jit_obj);
   free(c);
 }
 
@@ -371,6 +375,18 @@ bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
   return true;
 }
 
+bool cg_llvm_jit_object(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
+  if (!c->jit_obj && !c->obj && c->mod) {
+    int made = cg_split_emit(c->mod, c->tm, c->opt_level, &c->jit_obj, &c->jit_objlen, d);
+    if (made < 0) return false;
+  }
+  if (!c->jit_obj) return cg_llvm_object(c, data, len, d);
+  *len = c->jit_objlen;
+  *data = xmalloc(c->jit_objlen);
+  memcpy(*data, c->jit_obj, c->jit_objlen);
+  return true;
+}
+
 /* ---- the compile cache ---- */
 
 static void put_bytes(StrBuf *b, const void *p, size_t n) {
@@ -414,8 +430,7 @@ char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len) {
 bool cg_llvm_cache_save(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
   void *obj;
   size_t objlen;
-  if (!cg_llvm_object(c, &obj, &objlen, d)) return false;
-  free(obj);
+  if (!cg_llvm_jit_object(c, &obj, &objlen, d)) return false;
   StrBuf b = STRBUF_INIT;
   char count[16];
   snprintf(count, sizeof count, "%d", c->nmessages);
@@ -423,7 +438,8 @@ bool cg_llvm_cache_save(CgLlvmCode *c, void **data, size_t *len, Diag *d) {
   for (int i = 0; i < c->nmessages; i++) put_bytes(&b, c->messages[i], strlen(c->messages[i]));
   const char *text = cg_llvm_ir_text(c);
   put_bytes(&b, text, strlen(text));
-  put_bytes(&b, c->obj, c->objlen);
+  put_bytes(&b, obj, objlen);
+  free(obj);
   *data = sb_take(&b, len);
   return true;
 }
@@ -457,10 +473,19 @@ bool cg_llvm_cache_load(CgLlvmCode *c, const void *data, size_t len) {
   free(c->ir_text);
   c->ir_text = xstrndup(text, ntext);
   free(c->obj);
-  c->obj = xmalloc(nobj + 1);
-  memcpy(c->obj, obj, nobj);
-  ((char *)c->obj)[nobj] = 0;
-  c->objlen = nobj;
+  free(c->jit_obj);
+  c->obj = c->jit_obj = NULL;
+  if (nobj >= TES_OBJECT_BUNDLE_MAGIC_LEN &&
+      memcmp(obj, TES_OBJECT_BUNDLE_MAGIC, TES_OBJECT_BUNDLE_MAGIC_LEN) == 0) {
+    c->jit_obj = xmalloc(nobj); /* the ELF object is made from the IR text when asked for */
+    memcpy(c->jit_obj, obj, nobj);
+    c->jit_objlen = nobj;
+  } else {
+    c->obj = xmalloc(nobj + 1);
+    memcpy(c->obj, obj, nobj);
+    ((char *)c->obj)[nobj] = 0;
+    c->objlen = nobj;
+  }
   c->optimised = true;
   return true;
 }

@@ -69,8 +69,8 @@ bool cg_llvm_optimize(CgLlvmCode *c, Diag *d);
  * machine's triple, CPU, features and level, the pipeline, the assertion messages and the
  * module's bitcode. malloc'd, *len bytes. */
 char *cg_llvm_cache_input(CgLlvmCode *c, size_t *len);
-/* A cache entry of an optimised code: its messages, its IR text and its object file
- * (generated now if not yet). false with d set on an LLVM error. */
+/* A cache entry of an optimised code: its messages, its IR text and what the JIT loads
+ * (cg_llvm_jit_object, generated now if not yet). false with d set on an LLVM error. */
 bool cg_llvm_cache_save(CgLlvmCode *c, void **data, size_t *len, Diag *d);
 /* Makes a code not yet optimised what the entry says it becomes: its module is dropped, the
  * IR text and object are the entry's (assembly is made from that text when asked for). false,
@@ -84,6 +84,10 @@ const char *cg_llvm_ir_text(CgLlvmCode *c);
 char *cg_llvm_asm_text(CgLlvmCode *c, Diag *d);
 /* The ELF object file, malloc'd into *data (*len bytes); false with d set on an LLVM error. */
 bool cg_llvm_object(CgLlvmCode *c, void **data, size_t *len, Diag *d);
+/* What the JIT loads (jit_load_object): the ELF object file, or, for a module whose functions
+ * were generated on two threads (codegen_split.c), a bundle of two (jit/plugin_api.h's
+ * TES_OBJECT_BUNDLE_MAGIC); malloc'd into *data. false with d set on an LLVM error. */
+bool cg_llvm_jit_object(CgLlvmCode *c, void **data, size_t *len, Diag *d);
 /* The C header of NAME and NAME_packed for a shared object made of this code (export_library):
  * malloc'd; NULL with d set when a name is no C identifier. f is what c was built from. */
 char *cg_llvm_c_header(const CgLlvmCode *c, const LoweredFunc *f, Diag *d);

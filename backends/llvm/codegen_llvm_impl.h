@@ -85,6 +85,13 @@ char *cg_host_triple(void);                          /* malloc'd */
 char *cg_llvm_message(char *s);                      /* an LLVM-owned message as a malloc'd copy */
 char *cg_fmt(const char *fmt, ...) TES_PRINTF(1, 2); /* malloc'd */
 
+/* ---- codegen_split.c ---- */
+/* The machine code of mod (optimised) as a bundle of two objects generated on two threads
+ * (jit/plugin_api.h) into *data: 1; 0 (nothing made) when mod is not worth splitting or
+ * TES_LLVM_SPLIT=0; -1 with d set on an LLVM error. mod is not changed. */
+int cg_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, void **data,
+                  size_t *len, Diag *d);
+
 /* ---- codegen_pipeline.c ---- */
 /* The new pass manager's pipeline for an optimisation level (0 to 3), for LLVMRunPasses. */
 const char *cg_pipeline(int opt_level);

@@ -17,6 +17,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .ir_text = cg_llvm_ir_text,
       .asm_text = cg_llvm_asm_text,
       .object = cg_llvm_object,
+      .jit_object = cg_llvm_jit_object,
       .c_header = cg_llvm_c_header,
       .runs_here = cg_llvm_runs_here,
       .error_message = cg_llvm_error_message,

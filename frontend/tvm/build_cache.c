@@ -179,7 +179,7 @@ CgLlvmCode *bi_build_llvm_code(const LoweredFunc *f, const char *target, void **
     if (cached && objcache_get(key, &entry, &n)) {
       bool ok = bi_llvm->cache_load(code, entry, n);
       free(entry);
-      if (ok && bi_llvm->object(code, obj, len, d)) {
+      if (ok && bi_llvm->jit_object(code, obj, len, d)) {
         bi_build_time("cache hit", t);
         free(dir);
         return code;
@@ -192,7 +192,7 @@ CgLlvmCode *bi_build_llvm_code(const LoweredFunc *f, const char *target, void **
   if (!bi_llvm->optimize(code, d)) goto fail;
   bi_build_time("optimise", t);
   t = bi_build_clock();
-  if (!bi_llvm->object(code, obj, len, d)) goto fail;
+  if (!bi_llvm->jit_object(code, obj, len, d)) goto fail;
   bi_build_time("codegen", t);
   if (cached) {
     t = bi_build_clock();

@@ -112,6 +112,8 @@ config.environment['XDG_CACHE_HOME'] = os.path.join(home, 'cache')
 for var in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'TES_NUM_THREADS', 'TMPDIR'):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# The IR checked after every lowering pass (ir/lower.h), unless the caller says otherwise.
+config.environment['TES_VERIFY_IR'] = os.environ.get('TES_VERIFY_IR', '1')
 config.environment['TERM'] = 'dumb'
 config.environment['LC_ALL'] = 'C.UTF-8'
 config.environment['PATH'] = os.pathsep.join([llvm_bin, tools, os.environ.get('PATH', '')])

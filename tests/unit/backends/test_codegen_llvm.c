@@ -3,11 +3,13 @@
  * JIT-compiles it, calls NAME_packed on 64-byte aligned buffers of random data (fixed seed) and
  * compares with a plain C loop computing the same thing. */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "../schedule/sched_test.h"
 #include "backends/llvm/codegen_llvm.h"
 #include "jit/jit.h"
+#include "jit/plugin_api.h"
 #include "jit/runtime.h"
 
 /* ---- building and calling ---- */
@@ -185,6 +187,99 @@ static void test_codegen_llvm_matmul(void) {
   CHECK(count_mismatch(z, want, M * N, 1e-5) == 0);
   free(x), free(y), free(z), free(want);
   unbuild(&bt);
+}
+
+/* The GEMM of bench/build/build_time.tes, small: B packed in a parallel loop of its own, C
+ * tiled, k split and unrolled, vectorised, parallel. Its two chunk functions are generated on
+ * two threads into a bundle of two objects (codegen_split.c) that the JIT loads as one module;
+ * with TES_LLVM_SPLIT=0, or bound to one CPU, one object. cg_llvm_object stays one ELF object either way, and a
+ * bundle cut short is refused. */
+static void test_codegen_llvm_split(void) {
+  enum { M = 64, K = 48, N = 64, BN = 16 };
+  Tensor *a = placeholder("A", 2, I(M), I(K)), *b = placeholder("B", 2, I(K), I(N));
+  ComputeDef dp = axes(3, (Expr *[]){I(N / BN), I(K), I(BN)}, NULL);
+  Tensor *pb = compute("packedB", dp,
+                       at(b, iv_ref(dp.axis[1]),
+                          add(mul(iv_ref(dp.axis[0]), I(BN)), iv_ref(dp.axis[2]))));
+  IterVar *k = reduce_axis("k", I(K));
+  ComputeDef d = axes(2, (Expr *[]){I(M), I(N)}, NULL);
+  Expr *i = iv_ref(d.axis[0]), *j = iv_ref(d.axis[1]);
+  Tensor *c = compute("C", d,
+                      sum(mul(at(a, i, iv_ref(k)),
+                              at(pb, ir_binary(&A, EXPR_FLOORDIV, j, I(BN)), iv_ref(k),
+                                 ir_binary(&A, EXPR_FLOORMOD, j, I(BN)))),
+                          1, &k));
+  Schedule *s = schedule(1, c);
+  IterVar *t[4], *ko, *ki;
+  CHECK(sched_tile(S(s, c), d.axis[0], d.axis[1], I(8), I(BN), t));
+  CHECK(sched_split(S(s, c), k, I(4), NULL, &ko, &ki));
+  CHECK(sched_reorder(S(s, c), 6, (IterVar *[]){t[0], t[1], ko, ki, t[2], t[3]}));
+  CHECK(sched_vectorize(S(s, c), t[3]));
+  CHECK(sched_unroll(S(s, c), ki));
+  CHECK(sched_unroll(S(s, c), t[2]));
+  CHECK(sched_parallel(S(s, c), t[0]));
+  CHECK(sched_vectorize(S(s, pb), dp.axis[2]));
+  CHECK(sched_parallel(S(s, pb), dp.axis[0]));
+  LoweredFunc *f = lower_args(s, "mm_split", 3, (Tensor *[]){a, b, c});
+  if (!f) return;
+  float *x = random_floats(M * K), *y = random_floats(K * N), *want = buffer(M * N * 4);
+  for (int r = 0; r < M; r++)
+    for (int q = 0; q < N; q++) {
+      double acc = 0;
+      for (int p = 0; p < K; p++) acc += (double)x[r * K + p] * y[p * N + q];
+      want[r * N + q] = (float)acc;
+    }
+  Diag err = DIAG_INIT;
+  cpu_set_t all, one;
+  bool two_cpus = sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) >= 2;
+  if (!two_cpus) printf("test_codegen_llvm_split: one CPU, the split is not tested\n");
+  /* split: 1 split, 0 TES_LLVM_SPLIT=0, -1 bound to one CPU */
+  for (int split = two_cpus ? 1 : 0; split >= -1; split--) {
+    setenv("TES_LLVM_SPLIT", split ? "1" : "0", 1);
+    if (split == -1) {
+      CPU_ZERO(&one);
+      for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &all)) {
+          CPU_SET(cpu, &one);
+          break;
+        }
+      if (two_cpus) CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    }
+    diag_clear(&err);
+    CgLlvmCode *code = cg_llvm_build(f, NULL, &err);
+    CHECK(code != NULL);
+    if (!code) break;
+    void *obj = NULL, *elf = NULL;
+    size_t len = 0, elflen = 0;
+    CHECK(cg_llvm_jit_object(code, &obj, &len, &err) && len > 16);
+    bool bundled = len > 16 && memcmp(obj, TES_OBJECT_BUNDLE_MAGIC, 8) == 0;
+    CHECK(bundled == (split == 1));
+    if (bundled) CHECK(((const unsigned char *)obj)[8] == 2); /* two objects */
+    CHECK(cg_llvm_object(code, &elf, &elflen, &err) && memcmp(elf, "\x7f" "ELF", 4) == 0);
+    JitLib *lib = obj ? jit_load_object(obj, len, &err) : NULL;
+    CHECK(lib != NULL);
+    int32_t (*packed)(void **) =
+        lib ? (int32_t(*)(void **))jit_lookup(lib, "mm_split_packed", &err) : NULL;
+    CHECK(packed != NULL);
+    if (packed) {
+      float *z = random_floats(M * N);
+      Built bt = {.packed = packed};
+      CHECK(call(&bt, 3, (void *[]){x, y, z}, 0, NULL) == 0);
+      CHECK(count_mismatch(z, want, M * N, 1e-5) == 0);
+      free(z);
+    }
+    jit_unload(lib);
+    if (bundled) { /* the second object's bytes cut off */
+      Diag cut = DIAG_INIT;
+      CHECK(jit_load_object(obj, len - 8, &cut) == NULL);
+      CHECK(strstr(cut.msg, "a bundle of objects cut short") != NULL);
+    }
+    free(obj), free(elf);
+    cg_llvm_free(code);
+  }
+  if (two_cpus) CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+  unsetenv("TES_LLVM_SPLIT");
+  free(x), free(y), free(want);
 }
 
 /* D[i] = sum_k (A[i, k] * 3), the product an intermediate the size of A (on the heap: its size
@@ -838,6 +933,7 @@ int main(void) {
   test_codegen_llvm_add_symbolic();
   test_codegen_llvm_vectorize_parallel();
   test_codegen_llvm_matmul();
+  test_codegen_llvm_split();
   test_codegen_llvm_allocate();
   test_codegen_llvm_interrupt();
   test_codegen_llvm_interrupt_not_innermost();

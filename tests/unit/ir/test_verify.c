@@ -3,6 +3,8 @@
  * lowering step; the depth of expressions (ir/expr.c) and IR_MAX_DEPTH, with a lowering of an
  * expression at that depth through every pass and the printer (under ./check --sanitize too),
  * and the lowering's refusal of what inlining makes deeper. */
+#include <stdlib.h>
+
 #include "ir/verify.h"
 #include "tests/unit/schedule/sched_test.h"
 
@@ -440,8 +442,31 @@ static void test_depth_after_inlining(void) {
   CHECK(ir_find_deep_stmt(loop(i, I(4), deep), 50) == NULL);
 }
 
+/* TES_VERIFY_IR asks for the checks after every pass (./check and lit set it); unset, empty or
+ * "0" leaves the one check after the last pass; debug >= 1 asks for them too. */
+static void test_verify_each_pass_env(void) {
+  const char *was = getenv("TES_VERIFY_IR");
+  char *saved = was ? strdup(was) : NULL;
+  LowerOptions plain = {0}, debug = {.debug = 1};
+  unsetenv("TES_VERIFY_IR");
+  CHECK(!lower_verifies_each_pass(&plain) && !lower_verifies_each_pass(NULL));
+  CHECK(lower_verifies_each_pass(&debug));
+  setenv("TES_VERIFY_IR", "", 1);
+  CHECK(!lower_verifies_each_pass(&plain));
+  setenv("TES_VERIFY_IR", "0", 1);
+  CHECK(!lower_verifies_each_pass(&plain));
+  setenv("TES_VERIFY_IR", "1", 1);
+  CHECK(lower_verifies_each_pass(&plain) && lower_verifies_each_pass(NULL));
+  if (saved)
+    setenv("TES_VERIFY_IR", saved, 1);
+  else
+    unsetenv("TES_VERIFY_IR");
+  free(saved);
+}
+
 int main(void) {
   setup();
+  test_verify_each_pass_env();
   test_verify_well_formed();
   test_verify_unbound();
   test_verify_bound_twice();
