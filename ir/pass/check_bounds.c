@@ -324,6 +324,14 @@ static void check_expr(IrVisitor *v, const Expr *e) {
     visit_expr_under(c, e->u.call.args[0], false, e->u.call.args[1]);
     visit_expr_under(c, e->u.call.args[0], true, e->u.call.args[2]);
     return;
+  } else if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && e->dtype.lanes == 1) {
+    /* `a && b`: b's value matters only where a holds (`a || b`: where it fails), so b's reads
+     * are guarded by a, as a select's are by its condition: rfactor's `ko*f + ki < n &&
+     * where(A[.., ko*f + ki])` reads A past its end where the split's guard fails, and
+     * TVM keeps that (both sides are evaluated; the result is the same). */
+    ir_visit_expr(v, e->u.bin.a);
+    visit_expr_under(c, e->u.bin.a, e->kind == EXPR_OR, e->u.bin.b);
+    return;
   } else if (e->kind == EXPR_LET) {
     ir_visit_expr(v, e->u.let.value);
     bind_let(c, e->u.let.var, e->u.let.value);

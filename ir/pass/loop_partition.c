@@ -56,7 +56,16 @@ typedef struct Partitioner {
   PtrMap candidates; /* Stmt * -> itself */
   VarStack hint;     /* the enclosing loops and blockIdx scopes: fixed while partitioning */
   VarStack relax;    /* the enclosing threadIdx scopes: any value of their range */
+  int redo;          /* parts before or after a middle being partitioned again, nested */
 } Partitioner;
+
+/* How deep the parts before and after a middle are partitioned again. In exact arithmetic
+ * their guards give no further middle once each guard's bound is reached, but over symbolic
+ * extents the analyzer may fail to prove a re-deduced bound outside the part (a guard
+ * `ko*16 + ko.i*8 + ki < n0` over a const loop ki, with partition_const_loop: each part after
+ * the middle split again without end, its bounds doubling: fuzzer seed 1902). Past this
+ * depth a part keeps its guards, which is what the loop was before this pass. */
+enum { REDO_MAX = 2 };
 
 /* ---- candidates (TVM's CandidateSelector) ---- */
 
@@ -485,8 +494,12 @@ static Stmt *try_partition(Partitioner *p, Stmt *stmt, const Var *var, Expr *min
                       subst(p, simple, var, bin(p, EXPR_ADD, vref, body_begin)));
     if (pre || post) {
       middle = visit_and_mutate(p, middle);
-      if (pre && pre_recurse) pre = visit_and_mutate(p, pre);
-      if (post && post_recurse) post = visit_and_mutate(p, post);
+      if (p->redo < REDO_MAX) {
+        p->redo++;
+        if (pre && pre_recurse) pre = visit_and_mutate(p, pre);
+        if (post && post_recurse) post = visit_and_mutate(p, post);
+        p->redo--;
+      }
     }
   }
   Stmt *items[3];

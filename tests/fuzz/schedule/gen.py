@@ -32,14 +32,32 @@ class Dim:
 
 
 class Tensor:
-    def __init__(self, name, shape, src, reads, reduce_axes=0, inlinable=True):
+    def __init__(self, name, shape, src, reads, reduce_axes=0, inlinable=True, dtype="float32",
+                 bound=1.0, exact=True):
         self.name, self.shape, self.src, self.reads = name, shape, src, reads
         self.reduce_axes = reduce_axes  # number of reduction axes (0: injective)
         self.inlinable = inlinable and reduce_axes == 0
         self.placeholder = src is None
+        self.dtype = dtype
+        self.bound = bound  # no element's magnitude exceeds it
+        # exact: every element is computed the same way under any schedule (no reduction of
+        # floats, whose order a schedule may change, and no libm call), so that a step
+        # function of it (a floor, a cast to an integer, an argmax) is safe to compare
+        self.exact = exact
+        self.multi = False  # the first output of a two-output op (the argmax)
+        self.lhs = name  # what the compute assigns to
 
 
 IDX = "ijlm"
+FLOATS = ("float16", "float32", "float64")
+# The largest magnitude a stage of each dtype may reach: integers stay clear of overflow
+# (undefined for signed types, as in TVM) and float16 clear of its range and its coarse steps.
+LIMIT = {"int8": 100, "int16": 20000, "int32": 10 ** 8, "int64": 10 ** 15, "uint8": 200,
+         "float16": 300.0, "float32": 1e6, "float64": 1e9}
+# Integers exactly representable by each float type (casts from an integer stay exact).
+FLOAT_EXACT = {"float16": 2048, "float32": 1 << 24, "float64": 1 << 53}
+DTYPES = ["float32"] * 9 + ["int32"] * 3 + ["float64"] * 2 + ["int8", "uint8", "int16",
+                                                             "int64", "float16", "float16"]
 
 
 def _lam(rank):
@@ -50,12 +68,28 @@ def _at(t, idx):
     return "%s[%s]" % (t.name, ", ".join(idx))
 
 
+def _const(v, dt):
+    return "tvm.tir.const(%s, %r)" % (v, dt)
+
+
+def _is_float(dt):
+    return dt in FLOATS
+
+
+def _wider_int(dt, bound):
+    """A wider integer dtype that holds a sum of bound magnitude, or None."""
+    for w in ("int32", "int64"):
+        if LIMIT[w] > LIMIT[dt] and bound <= LIMIT[w]:
+            return w
+    return None
+
+
 class ComputeGen:
     """Draws a DAG of stages; the last one is the output."""
 
     def __init__(self, rng, symbolic, dtype):
         self.rng = rng
-        self.dtype = dtype
+        self.dtype = dtype  # of the placeholders; stages may cast to others
         self.tensors = []
         self.vars = []  # (name, value) of te.var sizes
         self.symbolic = symbolic
@@ -75,8 +109,10 @@ class ComputeGen:
             v = r.choice([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 24])
         return Dim(str(v), v)
 
-    def placeholder(self, shape):
-        t = Tensor("P%d" % len([x for x in self.tensors if x.placeholder]), shape, None, [])
+    def placeholder(self, shape, dtype=None):
+        dt = dtype or self.dtype
+        t = Tensor("P%d" % len([x for x in self.tensors if x.placeholder]), shape, None, [],
+                   dtype=dt, bound=1.0 if _is_float(dt) else 4)
         self.tensors.append(t)
         return t
 
@@ -85,56 +121,144 @@ class ComputeGen:
         return "T%d" % self.nstage
 
     def pick(self, pred=lambda t: True):
-        c = [t for t in self.tensors if pred(t)]
+        c = [t for t in self.tensors if pred(t) and not t.multi]
         # Prefer recent tensors, so that chains form.
         return c[-1] if c and self.rng.random() < 0.6 else (self.rng.choice(c) if c else None)
 
-    def unary(self, x):
-        r = self.rng
-        if self.dtype == "int32":  # small values: no overflow in a chain of four
-            return r.choice(["%s * 3 + 1" % x, "te.max(%s, 0)" % x, "%s // 3" % x,
-                             "te.min(%s, 2) - 1" % x, "%s %% 4 - 2" % x, "%s - 2" % x,
-                             "te.if_then_else(%s > 0, %s, 1 - %s)" % (x, x, x)])
-        return r.choice(["%s * 1.5 + 0.25" % x, "te.max(%s, 0.0)" % x, "%s * %s" % (x, x),
-                         "te.min(%s, 0.5) - 0.125" % x, "%s - 2.0" % x, "te.exp(%s * 0.5)" % x,
-                         "te.if_then_else(%s > 0.0, %s, %s * 0.25)" % (x, x, x),
-                         "te.sqrt(te.abs(%s) + 1.0)" % x])
+    def unary(self, x, t):
+        """An expression of x (an element of tensor t): (text, bound, exact)."""
+        r, dt, b = self.rng, t.dtype, t.bound
+        if _is_float(dt):
+            ops = [("%s * 1.5 + 0.25", b * 1.5 + 0.25, 1), ("te.max(%s, 0.0)", b, 1),
+                   ("%s * %s", b * b, 1), ("te.min(%s, 0.5) - 0.125", max(b, 0.5) + 0.125, 1),
+                   ("%s - 2.0", b + 2, 1), ("te.exp(%s * 0.5)", 2.8 ** min(b, 60), 0),
+                   ("te.if_then_else(%s > 0.0, %s, %s * 0.25)", b, 1),
+                   ("tvm.tir.Select(%s > 0.5, %s, 1.0 - %s)", b + 1, 1),
+                   ("te.sqrt(te.abs(%s) + 1.0)", (b + 1) ** 0.5, 0),
+                   ("te.sigmoid(%s)", 1.0, 0), ("te.tanh(%s)", 1.0, 0),
+                   ("te.log(te.abs(%s) + 1.0)", b, 0)]
+            if t.exact:  # step functions: safe on values every schedule computes alike
+                ops += [("te.floor(%s * 4.0) * 0.25", b + 1, 1),
+                        ("te.if_then_else(tvm.tir.any(%s < -0.5, %s > 0.25), %s, 0.0)", b, 1)]
+        else:
+            signed = not dt.startswith("u")
+            ops = [("%s * 3 + 1", b * 3 + 1, 1), ("te.max(%s, 1)", b, 1), ("%s // 3", b, 1),
+                   ("te.min(%s, 2) + 1", max(b, 2) + 1, 1), ("%s %% 4", 3, 1),
+                   ("%s + 2", b + 2, 1), ("te.floordiv(%s, 2)", b, 1),
+                   ("te.floormod(%s, 5)", 4, 1), ("tvm.tir.truncdiv(%s, 3)", b, 1),
+                   ("tvm.tir.truncmod(%s, 3)", 2, 1), ("te.abs(%s)", b, 1),
+                   ("te.if_then_else(%s > 2, %s, %s + 1)", b + 1, 1),
+                   ("tvm.tir.Select(tvm.tir.all(%s > 0, %s < 3), %s * 2, %s)", b * 2, 1),
+                   ("(%s > 1).astype(%r) + %s" % ("%s", dt, "%s"), b + 1, 1)]
+            if signed:
+                ops += [("%s %% 4 - 2", 2, 1), ("%s - 2", b + 2, 1),
+                        ("te.if_then_else(%s > 0, %s, 1 - %s)", b + 1, 1),
+                        ("te.floordiv(%s, -3)", b, 1), ("te.floormod(%s, -3)", 2, 1),
+                        ("tvm.tir.truncdiv(%s, -2)", b, 1), ("tvm.tir.truncmod(%s, -4)", 3, 1),
+                        ("tvm.tir.Select(tvm.tir.Not(%s == 0), 0 - %s, %s)", b, 1),
+                        ("te.if_then_else(tvm.tir.any(%s < -1, %s > 2), %s * 2, %s)",
+                         b * 2, 1)]
+            if dt in ("int32", "int64"):  # a te.var divisor (int32; int64 promotes it)
+                for v, val in self.vars:
+                    ops += [("te.floordiv(%s, " + v + ")", b, 1),
+                            ("te.floormod(%s, " + v + ")", val, 1),
+                            ("tvm.tir.truncdiv(%s, " + v + ")", b, 1),
+                            ("tvm.tir.truncmod(%s, " + v + ")", val, 1)]
+        ok = [o for o in ops if o[1] <= LIMIT[dt]]
+        text, bound, exact = r.choice(ok)
+        text = text.replace("%%", "\x00")
+        text = text.replace("%s", x).replace("\x00", "%")
+        return text, bound, bool(exact) and t.exact
 
-    def add(self, name, shape, src, reads, nred=0):
-        t = Tensor(name, shape, src, reads, nred)
+    def add(self, name, shape, src, reads, nred=0, dtype=None, bound=1.0, exact=True):
+        dt = dtype or reads[0].dtype
+        # float16 arithmetic may round differently where a schedule fuses it (inlining)
+        exact = exact and (dt != "float16" or reads[0].dtype != "float16")
+        t = Tensor(name, shape, src, reads, nred, dtype=dt, bound=bound, exact=exact)
         self.tensors.append(t)
         return t
+
+    def _shape(self, shape):
+        return ", ".join(d.expr for d in shape)
 
     # Stage kinds --------------------------------------------------------------------------
     def elementwise(self):
         x = self.pick(lambda t: True)
         n = self.new_name()
         idx = IDX[:len(x.shape)]
-        body = self.unary(_at(x, idx))
-        src = "te.compute((%s,), %s %s, name=%r)" % (", ".join(d.expr for d in x.shape),
-                                                      _lam(len(x.shape)), body, n)
-        return self.add(n, x.shape, src, [x])
+        body, b, ex = self.unary(_at(x, idx), x)
+        src = "te.compute((%s,), %s %s, name=%r)" % (self._shape(x.shape), _lam(len(x.shape)),
+                                                      body, n)
+        return self.add(n, x.shape, src, [x], bound=b, exact=ex)
+
+    def cast(self):
+        """x.astype(dt) or tvm.tir.Cast(dt, x) to a dtype that holds x's values exactly
+        (from a float to an integer: of a step function of an exact tensor)."""
+        x = self.pick(lambda t: True)
+        r, b = self.rng, x.bound
+        e = _at(x, IDX[:len(x.shape)])
+        if _is_float(x.dtype):
+            dts = [d for d in LIMIT if not _is_float(d) and LIMIT[d] >= b * 4 + 1]
+            fdts = [d for d in FLOATS if d != x.dtype and LIMIT[d] >= b]
+            if not dts and not fdts:
+                return None
+            if dts and x.exact and (r.random() < 0.5 or not fdts):
+                dt = r.choice(dts)
+                e = "te.floor(%s%s * 4.0%s)" % ("te.abs(" if dt.startswith("u") else "", e,
+                                               ")" if dt.startswith("u") else "")
+                b = b * 4 + 1
+            else:
+                dt = r.choice(fdts)
+        else:
+            dts = [d for d in LIMIT if d != x.dtype and LIMIT[d] >= b and
+                   (not _is_float(d) or FLOAT_EXACT[d] >= b)]
+            dt = r.choice(dts)
+            if dt.startswith("u"):
+                e = "te.abs(%s)" % e
+        body = "%s.astype(%r)" % (e, dt) if r.random() < 0.6 else "tvm.tir.Cast(%r, %s)" % (
+            dt, e)
+        n = self.new_name()
+        src = "te.compute((%s,), %s %s, name=%r)" % (self._shape(x.shape), _lam(len(x.shape)),
+                                                      body, n)
+        return self.add(n, x.shape, src, [x], dtype=dt, bound=b, exact=x.exact)
 
     def binary(self):
         x = self.pick()
         r = len(x.shape)
         idx = list(IDX[:r])
-        # The other operand: a tensor of the same shape, or a new placeholder broadcast along
-        # the leading axes (its shape is a suffix of x's).
-        same = [t for t in self.tensors if t is not x and _same_shape(t.shape, x.shape)]
+        # The other operand: a tensor of the same shape and dtype, or a new placeholder
+        # broadcast along the leading axes (its shape is a suffix of x's).
+        same = [t for t in self.tensors if t is not x and _same_shape(t.shape, x.shape)
+                and t.dtype == x.dtype]
         if same and self.rng.random() < 0.6:
             y, yidx = self.rng.choice(same), idx
         else:
             k = self.rng.randint(1, r)
             if not all(_plain(d) for d in x.shape[r - k:]):
                 return None
-            y = self.placeholder(x.shape[r - k:])
+            y = self.placeholder(x.shape[r - k:], x.dtype)
             yidx = idx[r - k:]
-        op = self.rng.choice(["+", "-", "*"])
+        a, c = _at(x, idx), _at(y, yidx)
+        bx, by = x.bound, y.bound
+        ops = [("%s + %s" % (a, c), bx + by), ("%s * %s" % (a, c), bx * by),
+               ("te.max(%s, %s)" % (a, c), max(bx, by)), ("te.min(%s, %s)" % (a, c),
+                                                          max(bx, by))]
+        if not x.dtype.startswith("u"):
+            ops.append(("%s - %s" % (a, c), bx + by))
+        if not _is_float(x.dtype):  # a divisor that is a tensor's element
+            ops += [("te.floordiv(%s, te.abs(%s) + 1)" % (a, c), bx),
+                    ("tvm.tir.truncmod(%s, te.abs(%s) + 1)" % (a, c), by),
+                    ("te.floormod(%s, te.abs(%s) + 1)" % (a, c), by),
+                    ("tvm.tir.truncdiv(%s, te.abs(%s) + 2)" % (a, c), bx)]
+        elif x.exact and y.exact:
+            ops.append(("tvm.tir.Select(%s > %s, %s, %s * 0.5)" % (a, c, a, c), max(bx, by)))
+        ops = [o for o in ops if o[1] <= LIMIT[x.dtype]]
+        if not ops:
+            return None
+        body, b = self.rng.choice(ops)
         n = self.new_name()
-        src = "te.compute((%s,), %s %s %s %s, name=%r)" % (
-            ", ".join(d.expr for d in x.shape), _lam(r), _at(x, idx), op, _at(y, yidx), n)
-        return self.add(n, x.shape, src, [x, y])
+        src = "te.compute((%s,), %s %s, name=%r)" % (self._shape(x.shape), _lam(r), body, n)
+        return self.add(n, x.shape, src, [x, y], bound=b, exact=x.exact and y.exact)
 
     def transpose(self):
         x = self.pick(lambda t: len(t.shape) == 2)
@@ -143,7 +267,35 @@ class ComputeGen:
         n = self.new_name()
         src = "te.compute((%s, %s), lambda i, j: %s[j, i], name=%r)" % (
             x.shape[1].expr, x.shape[0].expr, x.name, n)
-        return self.add(n, [x.shape[1], x.shape[0]], src, [x])
+        return self.add(n, [x.shape[1], x.shape[0]], src, [x], bound=x.bound, exact=x.exact)
+
+    def _acc(self, dt, bound, terms):
+        """(element cast, accumulator dtype) for a sum of terms of magnitude bound: float16
+        sums in float32; integers widen to an int type that holds the sum; None if none."""
+        if dt == "float16":
+            return ".astype('float32')", "float32"
+        if _is_float(dt):
+            return "", dt
+        if bound * terms <= LIMIT[dt]:
+            return "", dt
+        w = _wider_int(dt, bound * terms)
+        return (None, None) if w is None else (".astype(%r)" % w, w)
+
+    def _where(self, x, xe, k, red, lead):
+        """A where= condition for a reduction over k, or ''. A max or min keeps k == 0 (so no
+        output is the identity alone)."""
+        r = self.rng
+        if r.random() < 0.7:
+            return ""
+        zero = "0.0" if _is_float(x.dtype) else "0"
+        if red == "te.sum":
+            c = r.choice(["%s > %s" % (xe, zero), "%s %% 2 == 0" % k,
+                          "%s < %s + 2" % (k, lead) if lead else "%s > 0" % k,
+                          "tvm.tir.all(%s >= 1, %s != %s)" % (k, xe, zero)])
+        else:
+            c = r.choice(["tvm.tir.any(%s == 0, %s > %s)" % (k, xe, zero),
+                          "%s <= %s" % (k, lead) if lead else "%s < 2" % k])
+        return ", where=%s" % c
 
     def row_reduce(self):
         x = self.pick(lambda t: len(t.shape) >= 2)
@@ -155,21 +307,90 @@ class ComputeGen:
         red = self.rng.choice(["te.sum", "te.sum", "te.max", "te.min"])
         decl = "%s = te.reduce_axis((0, %s), name=%r)" % (k, x.shape[-1].expr, k)
         idx = list(IDX[:r - 1]) + [k]
-        src = "te.compute((%s,), %s %s(%s, axis=%s), name=%r)" % (
-            ", ".join(d.expr for d in x.shape[:-1]), _lam(r - 1), red, _at(x, idx), k, n)
-        return self.add(n, x.shape[:-1], (decl, src), [x], 1)
+        xe = _at(x, idx)
+        terms = x.shape[-1].val
+        if red == "te.sum":
+            cast, dt = self._acc(x.dtype, x.bound, terms)
+            if cast is None:
+                return None
+            bound = x.bound * terms
+        else:
+            cast, dt, bound = "", x.dtype, x.bound
+        where = self._where(x, xe, k, red, IDX[0] if r > 1 else None)
+        src = "te.compute((%s,), %s %s(%s%s, axis=%s%s), name=%r)" % (
+            self._shape(x.shape[:-1]), _lam(r - 1), red, xe, cast, k, where, n)
+        exact = x.exact and (red != "te.sum" or not _is_float(dt))
+        return self.add(n, x.shape[:-1], (decl, src), [x], 1, dtype=dt, bound=bound,
+                        exact=exact)
+
+    def reduce2(self):
+        """A reduction over the last two axes (of a 2-D tensor: to shape (1,))."""
+        x = self.pick(lambda t: len(t.shape) >= 2)
+        if x is None:
+            return None
+        n = self.new_name()
+        r = len(x.shape)
+        k0, k1 = "k%sa" % n, "k%sb" % n
+        red = self.rng.choice(["te.sum", "te.max", "te.min"])
+        decl = "%s = te.reduce_axis((0, %s), name=%r)\n%s = te.reduce_axis((0, %s), name=%r)" % (
+            k0, x.shape[-2].expr, k0, k1, x.shape[-1].expr, k1)
+        xe = _at(x, list(IDX[:r - 2]) + [k0, k1])
+        terms = x.shape[-2].val * x.shape[-1].val
+        if red == "te.sum":
+            cast, dt = self._acc(x.dtype, x.bound, terms)
+            if cast is None:
+                return None
+            bound = x.bound * terms
+        else:
+            cast, dt, bound = "", x.dtype, x.bound
+        where = self._where(x, xe, k1, red, k0)
+        oshape = x.shape[:-2] or [Dim("1", 1)]
+        src = "te.compute((%s,), %s %s(%s%s, axis=[%s, %s]%s), name=%r)" % (
+            self._shape(oshape), _lam(len(oshape)), red, xe, cast, k0, k1, where, n)
+        exact = x.exact and (red != "te.sum" or not _is_float(dt))
+        return self.add(n, oshape, (decl, src), [x], 2, dtype=dt, bound=bound, exact=exact)
+
+    def argmax(self):
+        """A two-output te.comm_reducer (the index of the largest element of a row, ties to
+        the lowest index, and that element) and a stage combining both outputs."""
+        x = self.pick(lambda t: len(t.shape) >= 2 and t.exact)
+        if x is None:
+            return None
+        n = self.new_name()
+        r = len(x.shape)
+        k = "k%s" % n
+        decl = "%s = te.reduce_axis((0, %s), name=%r)" % (k, x.shape[-1].expr, k)
+        src = "te.compute((%s,), %s _argmax((%s.var, %s), axis=%s), name=%r)" % (
+            self._shape(x.shape[:-1]), _lam(r - 1), k, _at(x, list(IDX[:r - 1]) + [k]), k, n)
+        b = x.bound + x.shape[-1].val
+        if b > LIMIT[x.dtype]:
+            return None
+        t = self.add(n, x.shape[:-1], (decl, src), [x], 1, bound=x.bound)
+        t.multi = True
+        t.lhs = "%s, %s_v" % (n, n)
+        c = self.new_name()
+        idx = ", ".join(IDX[:r - 1])
+        src = "te.compute((%s,), %s %s_v[%s] + %s[%s].astype(%r), name=%r)" % (
+            self._shape(x.shape[:-1]), _lam(r - 1), n, idx, n, idx, x.dtype, c)
+        return self.add(c, x.shape[:-1], src, [t], bound=b, exact=x.exact)
 
     def matmul(self):
         x = self.pick(lambda t: len(t.shape) == 2)
         if x is None or not _plain(x.shape[1]):
             return None
+        cast, dt = self._acc(x.dtype, x.bound * 4, x.shape[1].val)
+        if cast is None:
+            return None
         n = self.new_name()
-        w = self.placeholder([x.shape[1], self.dim()])
+        w = self.placeholder([x.shape[1], self.dim()], x.dtype)
         k = "k%s" % n
         decl = "%s = te.reduce_axis((0, %s), name=%r)" % (k, x.shape[1].expr, k)
-        src = "te.compute((%s, %s), lambda i, j: te.sum(%s[i, %s] * %s[%s, j], axis=%s), " \
-              "name=%r)" % (x.shape[0].expr, w.shape[1].expr, x.name, k, w.name, k, k, n)
-        return self.add(n, [x.shape[0], w.shape[1]], (decl, src), [x, w], 1)
+        src = "te.compute((%s, %s), lambda i, j: te.sum(%s[i, %s]%s * %s[%s, j]%s, axis=%s), " \
+              "name=%r)" % (x.shape[0].expr, w.shape[1].expr, x.name, k, cast, w.name, k, cast,
+                            k, n)
+        return self.add(n, [x.shape[0], w.shape[1]], (decl, src), [x, w], 1, dtype=dt,
+                        bound=x.bound * w.bound * x.shape[1].val,
+                        exact=not _is_float(dt))
 
     def conv(self):
         """A zero-padded 2-D input and an r x r window sum: the padding stage is inlinable."""
@@ -184,6 +405,9 @@ class ComputeGen:
         if h.const() is None or w.const() is None:
             if p * 2 - rsz + 1 < 0:  # keep symbolic output extents non-negative for any n
                 return None
+        cast, dt = self._acc(x.dtype, x.bound * 4, rsz * rsz)
+        if cast is None:
+            return None
         src_x = x
         if p:
             pn = self.new_name()
@@ -191,26 +415,28 @@ class ComputeGen:
                                                                  w.plus(p).expr)
             src = "te.compute((%s, %s), lambda i, j: te.if_then_else(%s, %s[i - %d, j - %d], " \
                   "%s), name=%r)" % (h.plus(2 * p).expr, w.plus(2 * p).expr, cond, x.name, p,
-                                     p, "0" if self.dtype == "int32" else "0.0", pn)
-            src_x = self.add(pn, [h.plus(2 * p), w.plus(2 * p)], src, [x])
-        kw = self.placeholder([Dim(str(rsz), rsz), Dim(str(rsz), rsz)])
+                                     p, _const(0, x.dtype), pn)
+            src_x = self.add(pn, [h.plus(2 * p), w.plus(2 * p)], src, [x], bound=x.bound,
+                             exact=x.exact)
+        kw = self.placeholder([Dim(str(rsz), rsz), Dim(str(rsz), rsz)], x.dtype)
         n = self.new_name()
         ry, rx = "ry%s" % n, "rx%s" % n
         decl = "%s = te.reduce_axis((0, %d), name=%r)\n%s = te.reduce_axis((0, %d), name=%r)" % (
             ry, rsz, ry, rx, rsz, rx)
         oh, ow = src_x.shape[0].plus(1 - rsz), src_x.shape[1].plus(1 - rsz)
-        src = "te.compute((%s, %s), lambda i, j: te.sum(%s[i + %s, j + %s] * %s[%s, %s], " \
-              "axis=[%s, %s]), name=%r)" % (oh.expr, ow.expr, src_x.name, ry, rx, kw.name, ry,
-                                            rx, ry, rx, n)
-        return self.add(n, [oh, ow], (decl, src), [src_x, kw], 2)
+        src = "te.compute((%s, %s), lambda i, j: te.sum(%s[i + %s, j + %s]%s * %s[%s, %s]%s, " \
+              "axis=[%s, %s]), name=%r)" % (oh.expr, ow.expr, src_x.name, ry, rx, cast, kw.name,
+                                            ry, rx, cast, ry, rx, n)
+        return self.add(n, [oh, ow], (decl, src), [src_x, kw], 2, dtype=dt,
+                        bound=x.bound * kw.bound * rsz * rsz, exact=not _is_float(dt))
 
     def generate(self):
         r = self.rng
         rank = r.choice([1, 2, 2, 2, 3])
         self.placeholder([self.dim() for _ in range(rank)])
         kinds = [self.elementwise, self.binary, self.transpose, self.row_reduce, self.matmul,
-                 self.conv]
-        weights = [3, 3, 1, 3, 2, 2]
+                 self.conv, self.cast, self.reduce2, self.argmax]
+        weights = [3, 3, 1, 3, 2, 2, 1.5, 1, 0.7]
         want = r.randint(1, 4)
         tries = 0
         while self.nstage < want and tries < 50:
@@ -373,8 +599,9 @@ class ScheduleGen:
             ko = ki = None
         fname = st.name + "_rf"
         fa = self.rng.choice([0, 0, 1]) if sum(not a.reduce for a in st.leaves) else 0
-        self.steps.append(Step("%s = s.rfactor(%s, %s, factor_axis=%d)" % (
-            fname, st.name, target.name, fa), [fname], uses))
+        # of a two-output reduction (the argmax), rfactor returns a list: one tensor an output
+        self.steps.append(Step("%s = s.rfactor(%s, %s, factor_axis=%d)%s" % (
+            fname, st.name, target.name, fa, "[0]" if st.tensor.multi else ""), [fname], uses))
         spatial = [a for a in st.leaves if not a.reduce]
         rest = [a for a in red if a is not k]
         if ko is not None:
@@ -479,7 +706,16 @@ class ScheduleGen:
                 bound = min(bound, z.leaves.index(y.attached[1]))
             else:
                 hosts.append((z, bound))
-        if not hosts:
+        if not hosts or self.rng.random() < 0.15:
+            # compute_root: where the default schedule computes it; sometimes after a
+            # compute_at that it undoes
+            if hosts and self.rng.random() < 0.5:
+                z, bound = self.rng.choice(hosts)
+                ax = self.rng.choice(z.leaves[:bound + 1])
+                self.steps.append(Step("s[%s].compute_at(s[%s], %s)" % (st.name, z.name,
+                                                                        ax.name), [],
+                                       [st.name, z.name, ax.name]))
+            self.steps.append(Step("s[%s].compute_root()" % st.name, [], [st.name]))
             return
         z, bound = self.rng.choice(hosts)
         ax = self.rng.choice(z.leaves[:bound + 1])
@@ -511,14 +747,38 @@ class ScheduleGen:
         elif kind == "unroll":
             if a.extent is None or a.extent > 32:
                 return
+            # copies of loops of symbolic extent, each of which LLVM unrolls and vectorizes
+            # again, take LLVM seconds: a few only
+            inner = st.leaves[pos + 1:]
+            if any(x.extent is None for x in inner) and \
+                    a.extent * _prod(x.extent for x in inner if x.extent) > 64:
+                return
         else:
-            # Parallel: spatial, at most one per stage, never nested in another parallel loop.
-            if a.reduce or st.attached is not None or \
-                    any(x.annot == "parallel" for x in st.leaves) or \
+            # Parallel: spatial, at most one among the stages computed at one another (a stage
+            # attached under a serial loop may run one), never outside a vectorized loop.
+            root = self._attach_root(st)
+            if a.reduce or any(x.annot == "parallel" for s in self.stages.values()
+                               if not s.inlined and self._attach_root(s) is root
+                               for x in s.leaves) or \
                     any(x.annot == "vectorize" for x in st.leaves[:pos]):
                 return
         a.annot = kind
         self.steps.append(Step("s[%s].%s(%s)" % (st.name, kind, a.name), [], [st.name, a.name]))
+
+    def _attach_root(self, st):
+        while st.attached is not None:
+            st = st.attached[0]
+        return st
+
+    def pragma(self, st):
+        """An unrolling pragma on a loop (what tir.UnrollLoop reads)."""
+        a = self.rng.choice(st.leaves)
+        if self.rng.random() < 0.5:
+            key, val = "auto_unroll_max_step", self.rng.choice([0, 4, 16, 512])
+        else:
+            key, val = "unroll_explicit", self.rng.choice([True, False])
+        self.steps.append(Step("s[%s].pragma(%s, %r, %r)" % (st.name, a.name, key, val), [],
+                               [st.name, a.name]))
 
     def _topo(self, stages):
         """Stages with every producer before its consumers."""
@@ -555,9 +815,11 @@ class ScheduleGen:
         for st in comp_stages:
             if st.reduce and r.random() < 0.2:
                 self.rfactor(st)
-            elif r.random() < 0.15:
+            elif r.random() < 0.15 and not st.tensor.multi:  # (a cache of all its outputs)
                 self.cache_write(st)
         for t in comp.tensors:
+            if t.multi:
+                continue
             rd = [s for s in self.stages.values() if t.name in s.reads]
             if rd and r.random() < 0.15:
                 self.cache_read(t.name, r.sample(rd, r.randint(1, len(rd))))
@@ -582,7 +844,16 @@ class ScheduleGen:
                 self.storage_align(st)
             if st.attached is not None and r.random() < 0.2:
                 self.steps.append(Step("s[%s].double_buffer()" % st.name, [], [st.name]))
+            if r.random() < 0.08:
+                self.pragma(st)
         return self.steps
+
+
+def _prod(xs):
+    r = 1
+    for x in xs:
+        r *= x
+    return r
 
 
 def _ceil(e, f):
@@ -608,15 +879,22 @@ class Case:
     def __init__(self, seed):
         self.seed = seed
         rng = random.Random(seed)
-        self.comp = ComputeGen(rng, symbolic=rng.random() < 0.3,
-                               dtype="int32" if rng.random() < 0.15 else "float32")
+        self.comp = ComputeGen(rng, symbolic=rng.random() < 0.3, dtype=rng.choice(DTYPES))
         self.outs = [self.comp.generate()]
         # Sometimes an intermediate stage is an output too (its consumers read the output).
-        inner = [t for t in _reachable(self.outs) if not t.placeholder and t is not self.outs[0]]
+        inner = [t for t in _reachable(self.outs) if not t.placeholder and t is not self.outs[0]
+                 and not t.multi]
         if inner and rng.random() < 0.15:
             self.outs.append(rng.choice(sorted(inner, key=lambda t: t.name)))
         self.sched = ScheduleGen(rng, self.comp, self.outs)
         self.steps = self.sched.generate(self.comp)
+        self.settings = build_settings(rng)
+        # rfactor of a split reduction with a where= reading a tensor evaluates
+        # `ko*f + ki < n && where(A[.., ko*f + ki])`: both operands, as in TVM, so the read past
+        # A where the guard fails is real, and the bound checkers report it (seed 14227)
+        if any("rfactor(" in st.src for st in self.steps) and \
+                any("where=" in str(t.src) for t in self.comp.tensors):
+            self.settings = [x for x in self.settings if "instrument_bound" not in x[1]]
 
     def args(self):
         reach = _reachable(self.outs)
@@ -631,17 +909,18 @@ class Case:
             if t.placeholder:
                 lines.append("%s = te.placeholder((%s,), name=%r%s)" % (
                     t.name, ", ".join(d.expr for d in t.shape), t.name,
-                    ", dtype='int32'" if self.comp.dtype == "int32" else ""))
+                    "" if t.dtype == "float32" else ", dtype=%r" % t.dtype))
             elif isinstance(t.src, tuple):
                 lines.extend(t.src[0].split("\n"))
-                lines.append("%s = %s" % (t.name, t.src[1]))
+                lines.append("%s = %s" % (t.lhs, t.src[1]))
             else:
-                lines.append("%s = %s" % (t.name, t.src))
+                lines.append("%s = %s" % (t.lhs, t.src))
         return lines
 
-    def render(self, steps=None):
+    def render(self, steps=None, settings=None):
         """The case as a TES function `case_<seed>()`: raises on a mismatch."""
         steps = self.steps if steps is None else steps
+        settings = self.settings if settings is None else settings
         args = self.args()
         an = ", ".join(t.name for t in args)
         body = self.compute_src()
@@ -650,31 +929,101 @@ class Case:
         body.append("s = te.create_schedule(%s)" % ops)
         for st in steps:
             body.extend(st.src.split("\n"))
-        body.append("f = tvm.build(s, [%s], 'llvm')" % an)
+        body.extend(render_build("f = tvm.build(s, [%s], %%r)" % an, settings))
         body.append("np.random.seed(%d)" % (self.seed % 100000))
         ins = []
-        dt = self.comp.dtype
         for t in args[:-len(self.outs)]:
             shape = ", ".join(str(d.val) for d in t.shape)
-            draw = "randint(-4, 5" if dt == "int32" else "uniform(-1, 1"
+            dt = t.dtype
+            draw = "uniform(-1, 1" if _is_float(dt) else (
+                "randint(0, 5" if dt.startswith("u") else "randint(-4, 5")
             body.append("%s_np = np.random.%s, size=(%s,)).astype(%r)" % (
                 t.name, draw, shape, dt))
             ins.append(t.name + "_np")
         wants, gots = [], []
         for k, o in enumerate(self.outs):
             oshape = ", ".join(str(d.val) for d in o.shape)
-            body.append("want%d = np.full((%s,), -3, dtype=%r)" % (k, oshape, dt))
-            body.append("got%d = np.full((%s,), 5, dtype=%r)" % (k, oshape, dt))
+            dt = o.dtype
+            # the output's dtype as te gives it (a Python constant may widen an int16 one)
+            body.append("want%d = np.full((%s,), %d, dtype=%s.dtype)" % (
+                k, oshape, 7 if dt.startswith("u") else -3, o.name))
+            body.append("got%d = np.full((%s,), 5, dtype=%s.dtype)" % (k, oshape, o.name))
             wants.append("want%d" % k)
             gots.append("got%d" % k)
         body.append("ref(%s)" % ", ".join(ins + wants))
         body.append("f(%s)" % ", ".join(ins + gots))
-        for w, g in zip(wants, gots):
-            body.append("tvm.testing.assert_allclose(%s, %s, rtol=1e-4, atol=1e-4)" % (g, w))
+        # a float output is as precise as the least precise float type it is computed from
+        tol_f = max(TOLERANCE.get(t.dtype, 0) for t in _reachable(self.outs))
+        for w, g, o in zip(wants, gots, self.outs):
+            tol = tol_f if _is_float(o.dtype) else 0
+            body.append("tvm.testing.assert_allclose(%s, %s, rtol=%g, atol=%g)" % (
+                g, w, tol, tol))
         return "def case_%d():\n%s\n" % (self.seed, "\n".join("    " + l for l in body))
 
 
-HEADER = "import numpy as np\nimport tvm\nfrom tvm import te\n"
+# Float outputs compare with a tolerance (a schedule may reorder a sum); integers exactly.
+TOLERANCE = {"float16": 2e-2, "float32": 1e-4, "float64": 1e-6}
+
+
+def build_settings(rng):
+    """How the scheduled program is built: a target (with options), and a PassContext's
+    opt_level and config keys; a list of ("target" | "opt_level" | "config", text)."""
+    out = []
+    r = rng.random()
+    if r < 0.2:
+        out.append(("target", "llvm -mcpu=x86-64"))
+    elif r < 0.3:
+        out.append(("target", "llvm -opt-level=0"))
+    elif r < 0.35:
+        out.append(("target", "llvm -mcpu=core-avx2"))
+    if rng.random() < 0.15:
+        out.append(("opt_level", str(rng.choice([0, 1, 2, 3]))))
+    for key, val, p in (("tir.LoopPartition", "{'partition_const_loop': True}", 0.2),
+                        ("tir.UnrollLoop", "{'auto_max_step': %d, 'explicit_unroll': %s}" % (
+                            rng.choice([4, 8, 16]), rng.choice(["True", "False"])), 0.1),
+                        ("tir.disable_vectorize", "True", 0.05),
+                        ("tir.instrument_bound_checkers", "True", 0.05)):
+        if rng.random() < p:
+            out.append(("config", "%r: %s" % (key, val)))
+    return out
+
+
+def render_build(line, settings):
+    """The build line (with %r for the target) under a PassContext where settings ask."""
+    target = "llvm"
+    ctx = []
+    cfg = []
+    for kind, text in settings:
+        if kind == "target":
+            target = text
+        elif kind == "opt_level":
+            ctx.append("opt_level=%s" % text)
+        else:
+            cfg.append(text)
+    if cfg:
+        ctx.append("config={%s}" % ", ".join(cfg))
+    if not ctx:
+        return [line % target]
+    return ["with tvm.transform.PassContext(%s):" % ", ".join(ctx), "    " + line % target]
+
+
+HEADER = """import numpy as np
+import tvm
+from tvm import te
+
+
+def _argmax_combine(x, y):
+    # the larger value, ties to the lower index: commutative and associative
+    take = tvm.tir.any(x[1] > y[1], tvm.tir.all(x[1] == y[1], x[0] < y[0]))
+    return tvm.tir.Select(take, x[0], y[0]), tvm.tir.Select(take, x[1], y[1])
+
+
+def _argmax_identity(t0, t1):
+    return tvm.tir.const(-1, t0), te.min_value(t1)
+
+
+_argmax = te.comm_reducer(_argmax_combine, _argmax_identity, name="argmax")
+"""
 
 
 def render_batch(cases):

@@ -80,12 +80,22 @@ def signature(kind, msg):
 
 
 def minimize(tes, case, timeout):
-    """Drops steps (with the steps that use what they define) while the failure stays."""
+    """Drops steps (with the steps that use what they define), then build settings, while
+    the failure stays. Returns (steps, settings, result) or (None, None, result)."""
     res = run_cases(tes, [case], timeout)[case.seed]
     if res[0] == "ok":
-        return None, res
+        return None, None, res
     want = signature(*res)
+
+    def fails(steps, settings):
+        text = gen.HEADER + case.render(steps, settings) + \
+            "case_%d()\nprint('case %d ok')\n" % (case.seed, case.seed)
+        status, out, err = run_program(tes, text, timeout)
+        got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
+        return signature(*got) == want
+
     steps = list(case.steps)
+    settings = list(case.settings)
     changed = True
     while changed:
         changed = False
@@ -99,14 +109,14 @@ def minimize(tes, case, timeout):
                     drop.add(j)
                     names |= steps[j].defines
             trial = [s for k, s in enumerate(steps) if k not in drop]
-            text = gen.HEADER + case.render(trial) + "case_%d()\nprint('case %d ok')\n" % (
-                case.seed, case.seed)
-            status, out, err = run_program(tes, text, timeout)
-            got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
-            if signature(*got) == want:
+            if fails(trial, settings):
                 steps = trial
                 changed = True
-    return steps, res
+    for i in range(len(settings) - 1, -1, -1):
+        trial = settings[:i] + settings[i + 1:]
+        if fails(steps, trial):
+            settings = trial
+    return steps, settings, res
 
 
 def _classify(status, err):
@@ -126,7 +136,8 @@ def primitives(steps):
     for st in steps:
         for word in ("cache_read", "cache_write", "rfactor", "split", "fuse", "reorder",
                      "tile", "compute_at", "compute_inline", "vectorize", "unroll",
-                     "parallel", "storage_align", "double_buffer"):
+                     "parallel", "storage_align", "double_buffer", "compute_root",
+                     "pragma"):
             if "." + word + "(" in st.src and word not in seen:
                 seen.append(word)
     return seen
@@ -136,7 +147,7 @@ def triage(a, seeds):
     """Minimises each failing seed; prints one group a line: failure, primitives, seeds."""
     def one(seed):
         c = gen.Case(seed)
-        steps, res = minimize(a.tes, c, a.timeout)
+        steps, settings, res = minimize(a.tes, c, a.timeout)
         return seed, res, steps
 
     groups = {}
@@ -172,13 +183,13 @@ def main():
         return 0
     if a.minimize is not None:
         c = gen.Case(a.minimize)
-        steps, res = minimize(a.tes, c, a.timeout)
+        steps, settings, res = minimize(a.tes, c, a.timeout)
         if steps is None:
             print("# seed %d passes" % c.seed)
             return 0
         print("# seed %d: %s %s; %d of %d steps kept" % (c.seed, res[0], res[1], len(steps),
                                                         len(c.steps)))
-        print(gen.HEADER + c.render(steps) + "case_%d()" % c.seed)
+        print(gen.HEADER + c.render(steps, settings) + "case_%d()" % c.seed)
         return 1
 
     t0 = time.time()
