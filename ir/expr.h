@@ -307,6 +307,8 @@ void ir_visit_children_stmt(IrVisitor *v, const Stmt *s);
 /* Whether var occurs in e / s (NULL: no). */
 bool ir_expr_uses_var(const Expr *e, const Var *var);
 bool ir_stmt_uses_var(const Stmt *s, const Var *var);
+/* Whether e reads a buffer or a tensor (a Load or ProducerLoad anywhere in it). */
+bool ir_expr_reads_memory(const Expr *e);
 
 /* Substitutes variables: map[i].from -> map[i].to everywhere in e/s (used by inlining,
  * splitting and bound inference). */

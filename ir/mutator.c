@@ -487,3 +487,20 @@ bool ir_stmt_uses_var(const Stmt *s, const Var *var) {
   ir_visit_stmt(&u.v, s);
   return u.found;
 }
+
+typedef struct LoadUse {
+  IrVisitor v;
+  bool found;
+} LoadUse;
+
+static void load_use_expr(IrVisitor *v, const Expr *e) {
+  LoadUse *u = (LoadUse *)v;
+  if (e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_LOAD) u->found = true;
+  if (!u->found) ir_visit_children_expr(v, e);
+}
+
+bool ir_expr_reads_memory(const Expr *e) {
+  LoadUse u = {{load_use_expr, NULL}, false};
+  ir_visit_expr(&u.v, e);
+  return u.found;
+}

@@ -219,25 +219,6 @@ static LLVMValueRef min_max(Cg *cg, bool is_min, DType t, LLVMValueRef a, LLVMVa
   return LLVMBuildSelect(cg->b, lt, a, b, "");
 }
 
-/* Whether evaluating e may read memory: a load, or a call (which may hold one). */
-typedef struct Reads {
-  IrVisitor v;
-  bool found;
-} Reads;
-
-static void reads_expr(IrVisitor *v, const Expr *e) {
-  Reads *r = (Reads *)v;
-  if (r->found) return;
-  if (e->kind == EXPR_LOAD || e->kind == EXPR_CALL) r->found = true;
-  else ir_visit_children_expr(v, e);
-}
-
-static bool reads_memory(const Expr *e) {
-  Reads r = {{reads_expr, NULL}, false};
-  ir_visit_expr(&r.v, e);
-  return r.found;
-}
-
 /* a && b (a || b) whose b reads memory: b is evaluated only where a holds (fails), as in C, so
  * that a guard such as `1 <= r && A[r - 1] > 0` (a where= of a reduction, rfactor's split
  * guard before the where) never reads outside A; tir.InstrumentBoundCheckers checks b's reads
@@ -269,7 +250,8 @@ static LLVMValueRef short_circuit(Cg *cg, const Expr *e) {
 static LLVMValueRef binary(Cg *cg, const Expr *e) {
   DType t = e->u.bin.a->dtype;
   ExprKind k = e->kind;
-  if ((k == EXPR_AND || k == EXPR_OR) && reads_memory(e->u.bin.b)) return short_circuit(cg, e);
+  if ((k == EXPR_AND || k == EXPR_OR) && ir_expr_reads_memory(e->u.bin.b))
+    return short_circuit(cg, e);
   LLVMValueRef a = cg_expr(cg, e->u.bin.a), b = cg_expr(cg, e->u.bin.b);
   if (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL) return arith(cg, k, t, a, b);
   if (k == EXPR_DIV || k == EXPR_MOD || k == EXPR_FLOORDIV || k == EXPR_FLOORMOD)

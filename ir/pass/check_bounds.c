@@ -191,24 +191,9 @@ static IndexVerdict verdict(Checker *c, Expr *index, Expr *size, ConstBound *ran
   return v;
 }
 
-typedef struct DataUse {
-  IrVisitor v;
-  bool found;
-} DataUse;
-
-static void find_data(IrVisitor *v, const Expr *e) {
-  DataUse *u = (DataUse *)v;
-  if (e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_LOAD) u->found = true;
-  if (!u->found) ir_visit_children_expr(v, e);
-}
-
 /* An index read from a tensor (a gather: A[idx[i]]) is the data's to keep inside, which no
  * analysis of the schedule can tell; only the bound checkers can. */
-static bool reads_data(const Expr *index) {
-  DataUse u = {{find_data, NULL}, false};
-  ir_visit_expr(&u.v, index);
-  return u.found;
-}
+static bool reads_data(const Expr *index) { return ir_expr_reads_memory(index); }
 
 typedef struct LoopVars {
   IrVisitor v;
