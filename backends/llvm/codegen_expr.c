@@ -219,39 +219,10 @@ static LLVMValueRef min_max(Cg *cg, bool is_min, DType t, LLVMValueRef a, LLVMVa
   return LLVMBuildSelect(cg->b, lt, a, b, "");
 }
 
-/* a && b (a || b) whose b reads memory: b is evaluated only where a holds (fails), as in C, so
- * that a guard such as `1 <= r && A[r - 1] > 0` (a where= of a reduction, rfactor's split
- * guard before the where) never reads outside A; tir.InstrumentBoundCheckers checks b's reads
- * under a to match. A scalar branches; a vector masks b's loads to the lanes where it counts. */
-static LLVMValueRef short_circuit(Cg *cg, const Expr *e) {
-  bool is_and = e->kind == EXPR_AND;
-  LLVMValueRef a = cg_expr(cg, e->u.bin.a);
-  if (e->dtype.lanes > 1) {
-    LLVMValueRef b = cg_masked_expr(cg, e->u.bin.b, is_and ? a : LLVMBuildNot(cg->b, a, ""));
-    return is_and ? LLVMBuildAnd(cg->b, a, b, "") : LLVMBuildOr(cg->b, a, b, "");
-  }
-  LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
-  LLVMBasicBlockRef rhs_bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "sc.rhs");
-  LLVMBasicBlockRef end_bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "sc.end");
-  LLVMBuildCondBr(cg->b, a, is_and ? rhs_bb : end_bb, is_and ? end_bb : rhs_bb);
-  LLVMPositionBuilderAtEnd(cg->b, rhs_bb);
-  LLVMValueRef b = cg_expr(cg, e->u.bin.b);
-  LLVMBasicBlockRef rhs_end = LLVMGetInsertBlock(cg->b);
-  LLVMBuildBr(cg->b, end_bb);
-  LLVMPositionBuilderAtEnd(cg->b, end_bb);
-  LLVMValueRef phi = LLVMBuildPhi(cg->b, LLVMTypeOf(a), "");
-  LLVMValueRef vals[2] = {a, b}; /* from `from`, a is false (&&) or true (||): the result */
-  LLVMBasicBlockRef bbs[2] = {from, rhs_end};
-  LLVMAddIncoming(phi, vals, bbs, 2);
-  return phi;
-}
-
 /* Every kind of IR_CASE_BINARY. */
 static LLVMValueRef binary(Cg *cg, const Expr *e) {
   DType t = e->u.bin.a->dtype;
   ExprKind k = e->kind;
-  if ((k == EXPR_AND || k == EXPR_OR) && ir_expr_reads_memory(e->u.bin.b))
-    return short_circuit(cg, e);
   LLVMValueRef a = cg_expr(cg, e->u.bin.a), b = cg_expr(cg, e->u.bin.b);
   if (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL) return arith(cg, k, t, a, b);
   if (k == EXPR_DIV || k == EXPR_MOD || k == EXPR_FLOORDIV || k == EXPR_FLOORMOD)

@@ -184,7 +184,7 @@ static LLVMValueRef branch_on_scalar(Cg *cg, const Expr *e, LLVMValueRef cond) {
   return phi;
 }
 
-LLVMValueRef cg_masked_expr(Cg *cg, const Expr *branch, LLVMValueRef lanes) {
+static LLVMValueRef masked_branch(Cg *cg, const Expr *branch, LLVMValueRef lanes) {
   LLVMValueRef saved = cg->lane_mask;
   cg->lane_mask = saved ? LLVMBuildAnd(cg->b, saved, lanes, "") : lanes;
   LLVMValueRef v = cg_expr(cg, branch);
@@ -200,8 +200,8 @@ static LLVMValueRef if_then_else(Cg *cg, const Expr *e) {
   const Expr *c = e->u.call.args[0];
   LLVMValueRef cond = cg_expr(cg, c);
   if (c->dtype.lanes == 1) return branch_on_scalar(cg, e, cond);
-  LLVMValueRef tv = cg_masked_expr(cg, e->u.call.args[1], cond);
-  LLVMValueRef fv = cg_masked_expr(cg, e->u.call.args[2], LLVMBuildNot(cg->b, cond, ""));
+  LLVMValueRef tv = masked_branch(cg, e->u.call.args[1], cond);
+  LLVMValueRef fv = masked_branch(cg, e->u.call.args[2], LLVMBuildNot(cg->b, cond, ""));
   return LLVMBuildSelect(cg->b, cond, tv, fv, "");
 }
 

@@ -132,9 +132,6 @@ LLVMValueRef cg_index(Cg *cg, const Expr *e);
 
 /* ---- codegen_intrin.c ---- */
 LLVMValueRef cg_call(Cg *cg, const Expr *e);
-/* e evaluated for the lanes of `lanes` only (its loads and stores masked to them), as a branch
- * of a vector if_then_else is. */
-LLVMValueRef cg_masked_expr(Cg *cg, const Expr *e, LLVMValueRef lanes);
 
 /* ---- codegen_vecmath.c ---- */
 /* Whether the feature list ("+64bit,+avx2,-avx512f") turns feature on; the last mention wins.

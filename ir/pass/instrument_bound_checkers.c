@@ -10,9 +10,8 @@
  *     outside [0, size)")
  *   one for each such access, a load inside an index before the access that uses it. A read in
  *   a branch of if_then_else is checked only when the branch is taken (the check becomes
- *   `!cond || inside`, the lets around it kept), and so is a read in the second operand of
- *   `&&` (`||`), which runs only where the first holds (fails); both values of a select are
- *   read, and both are checked. A ramp index is checked at its two ends, a broadcast at its value; a buffer
+ *   `!cond || inside`, the lets around it kept); both values of a select are read, and both
+ *   are checked. A ramp index is checked at its two ends, a broadcast at its value; a buffer
  *   seen through another element type, or with strides, is not checked. A failing assert
  *   makes the kernel return its message, which the module call raises as RuntimeError.
  * Why here: after tir.StorageRewrite, so that a size is that of the storage really allocated,
@@ -179,13 +178,6 @@ static void collect_expr(IrVisitor *v, const Expr *ce) {
     collect(in, e->u.call.args[0]);
     collect_under(in, e->u.call.args[0], e->u.call.args[1]);
     collect_under(in, arith_not(in->a, strip_likely(e->u.call.args[0])), e->u.call.args[2]);
-    return;
-  }
-  if ((e->kind == EXPR_AND || e->kind == EXPR_OR) && e->dtype.lanes == 1) {
-    /* the code generators evaluate b only where it decides the result */
-    collect(in, e->u.bin.a);
-    Expr *a = strip_likely(e->u.bin.a);
-    collect_under(in, e->kind == EXPR_AND ? a : arith_not(in->a, a), e->u.bin.b);
     return;
   }
   if (e->kind == EXPR_LET) {
