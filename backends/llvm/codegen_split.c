@@ -87,12 +87,17 @@ static bool partition(LLVMModuleRef mod, int n, int *group) {
   return (load[0] < load[1] ? load[0] : load[1]) >= SPLIT_MIN_WEIGHT;
 }
 
-/* Keeps in mod the defined functions of group `keep` (the k-th defined function is in
- * group[k]); the others become declarations. Internal functions become hidden. */
-static void keep_group(LLVMModuleRef mod, const int *group, int keep) {
+static int count_defined(LLVMModuleRef mod) {
   int n = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
     if (!LLVMIsDeclaration(fn)) n++;
+  return n;
+}
+
+/* Keeps in mod the defined functions of group `keep` (the k-th defined function is in
+ * group[k]); the others become declarations. Internal functions become hidden. */
+static void keep_group(LLVMModuleRef mod, const int *group, int keep) {
+  int n = count_defined(mod);
   LLVMValueRef *defined = xmalloc((size_t)(n + 1) * sizeof *defined);
   int k = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
@@ -224,9 +229,7 @@ static void *bundle(void *const *obj, const size_t *len, int n, size_t *out) {
 int cg_split_emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, void **data,
                   size_t *len, Diag *d) {
   if (split_off()) return 0;
-  int n = 0;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
-    if (!LLVMIsDeclaration(fn)) n++;
+  int n = count_defined(mod);
   if (n < 2) return 0;
   int *group = xmalloc((size_t)n * sizeof *group);
   struct Helper *h;

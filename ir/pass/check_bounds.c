@@ -191,10 +191,6 @@ static IndexVerdict verdict(Checker *c, Expr *index, Expr *size, ConstBound *ran
   return v;
 }
 
-/* An index read from a tensor (a gather: A[idx[i]]) is the data's to keep inside, which no
- * analysis of the schedule can tell; only the bound checkers can. */
-static bool reads_data(const Expr *index) { return ir_expr_reads_memory(index); }
-
 typedef struct LoopVars {
   IrVisitor v;
   const AccessNest *nest;
@@ -219,7 +215,7 @@ static void find_other_var(IrVisitor *v, const Expr *e) {
 static bool constant_ranges(const Checker *c, const Expr *index) {
   LoopVars l = {{find_other_var, NULL}, &c->nest, true};
   ir_visit_expr(&l.v, index);
-  return l.all && !reads_data(index);
+  return l.all && !ir_expr_reads_memory(index);
 }
 
 /* A read: t[indices] (access is the node, for the message) against t's shape. */

@@ -281,6 +281,14 @@ class ComputeGen:
         w = _wider_int(dt, bound * terms)
         return (None, None) if w is None else (".astype(%r)" % w, w)
 
+    def _reduce_acc(self, x, red, terms):
+        """(element cast, accumulator dtype, bound of the result) of reducing terms elements of
+        x with red, or None when no int type holds the sum."""
+        if red != "te.sum":
+            return "", x.dtype, x.bound
+        cast, dt = self._acc(x.dtype, x.bound, terms)
+        return None if cast is None else (cast, dt, x.bound * terms)
+
     def _where(self, x, xe, k, red, lead):
         """A where= condition for a reduction over k, or ''. A max or min keeps k == 0 (so no
         output is the identity alone)."""
@@ -308,14 +316,10 @@ class ComputeGen:
         decl = "%s = te.reduce_axis((0, %s), name=%r)" % (k, x.shape[-1].expr, k)
         idx = list(IDX[:r - 1]) + [k]
         xe = _at(x, idx)
-        terms = x.shape[-1].val
-        if red == "te.sum":
-            cast, dt = self._acc(x.dtype, x.bound, terms)
-            if cast is None:
-                return None
-            bound = x.bound * terms
-        else:
-            cast, dt, bound = "", x.dtype, x.bound
+        acc = self._reduce_acc(x, red, x.shape[-1].val)
+        if acc is None:
+            return None
+        cast, dt, bound = acc
         where = self._where(x, xe, k, red, IDX[0] if r > 1 else None)
         src = "te.compute((%s,), %s %s(%s%s, axis=%s%s), name=%r)" % (
             self._shape(x.shape[:-1]), _lam(r - 1), red, xe, cast, k, where, n)
@@ -335,14 +339,10 @@ class ComputeGen:
         decl = "%s = te.reduce_axis((0, %s), name=%r)\n%s = te.reduce_axis((0, %s), name=%r)" % (
             k0, x.shape[-2].expr, k0, k1, x.shape[-1].expr, k1)
         xe = _at(x, list(IDX[:r - 2]) + [k0, k1])
-        terms = x.shape[-2].val * x.shape[-1].val
-        if red == "te.sum":
-            cast, dt = self._acc(x.dtype, x.bound, terms)
-            if cast is None:
-                return None
-            bound = x.bound * terms
-        else:
-            cast, dt, bound = "", x.dtype, x.bound
+        acc = self._reduce_acc(x, red, x.shape[-2].val * x.shape[-1].val)
+        if acc is None:
+            return None
+        cast, dt, bound = acc
         where = self._where(x, xe, k1, red, k0)
         oshape = x.shape[:-2] or [Dim("1", 1)]
         src = "te.compute((%s,), %s %s(%s%s, axis=[%s, %s]%s), name=%r)" % (
