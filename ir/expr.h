@@ -304,6 +304,14 @@ void ir_visit_expr(IrVisitor *v, const Expr *e);
 void ir_visit_stmt(IrVisitor *v, const Stmt *s);
 void ir_visit_children_expr(IrVisitor *v, const Expr *e);
 void ir_visit_children_stmt(IrVisitor *v, const Stmt *s);
+/* Whether some node matches: ir_expr_any asks expr of every expression of e; ir_stmt_any asks
+ * stmt of every statement of s and expr of every expression in them (a NULL predicate: that
+ * kind is not asked). Parents are asked before their children, and the walk stops at the first
+ * yes. ctx is handed to the predicates. A NULL e or s holds nothing; ir_expr_any needs expr. */
+typedef bool (*IrExprPred)(const Expr *e, const void *ctx);
+typedef bool (*IrStmtPred)(const Stmt *s, const void *ctx);
+bool ir_expr_any(const Expr *e, IrExprPred expr, const void *ctx);
+bool ir_stmt_any(const Stmt *s, IrExprPred expr, IrStmtPred stmt, const void *ctx);
 /* Whether var occurs in e / s (NULL: no). */
 bool ir_expr_uses_var(const Expr *e, const Var *var);
 bool ir_stmt_uses_var(const Stmt *s, const Var *var);

@@ -462,45 +462,59 @@ Stmt *ir_substitute_stmt(Arena *a, Stmt *s, int n, const VarMap *map) {
   return ir_mutate_stmt(&cx.m, s);
 }
 
-/* ---- variable occurrence ---- */
+/* ---- does any node match ---- */
 
-typedef struct VarUse {
+typedef struct AnyWalk {
   IrVisitor v;
-  const Var *var;
+  IrExprPred expr; /* NULL: expressions are not asked (nor walked: they hold no statements) */
+  IrStmtPred stmt;
+  const void *ctx;
   bool found;
-} VarUse;
+} AnyWalk;
 
-static void var_use_expr(IrVisitor *v, const Expr *e) {
-  VarUse *u = (VarUse *)v;
-  if (e->kind == EXPR_VAR && e->u.var == u->var) u->found = true;
-  if (!u->found) ir_visit_children_expr(v, e);
+static void any_expr(IrVisitor *v, const Expr *e) {
+  AnyWalk *w = (AnyWalk *)v;
+  if (w->found) return;
+  if (w->expr(e, w->ctx))
+    w->found = true;
+  else
+    ir_visit_children_expr(v, e);
 }
 
-bool ir_expr_uses_var(const Expr *e, const Var *var) {
-  VarUse u = {{var_use_expr, NULL}, var, false};
-  ir_visit_expr(&u.v, e);
-  return u.found;
+static void any_stmt(IrVisitor *v, const Stmt *s) {
+  AnyWalk *w = (AnyWalk *)v;
+  if (w->found) return;
+  if (w->stmt && w->stmt(s, w->ctx))
+    w->found = true;
+  else
+    ir_visit_children_stmt(v, s);
 }
 
-bool ir_stmt_uses_var(const Stmt *s, const Var *var) {
-  VarUse u = {{var_use_expr, NULL}, var, false};
-  ir_visit_stmt(&u.v, s);
-  return u.found;
+static void skip_expr(IrVisitor *v, const Expr *e) { (void)v, (void)e; }
+
+bool ir_expr_any(const Expr *e, IrExprPred expr, const void *ctx) {
+  AnyWalk w = {{any_expr, NULL}, expr, NULL, ctx, false};
+  ir_visit_expr(&w.v, e);
+  return w.found;
 }
 
-typedef struct LoadUse {
-  IrVisitor v;
-  bool found;
-} LoadUse;
-
-static void load_use_expr(IrVisitor *v, const Expr *e) {
-  LoadUse *u = (LoadUse *)v;
-  if (e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_LOAD) u->found = true;
-  if (!u->found) ir_visit_children_expr(v, e);
+bool ir_stmt_any(const Stmt *s, IrExprPred expr, IrStmtPred stmt, const void *ctx) {
+  AnyWalk w = {{expr ? any_expr : skip_expr, any_stmt}, expr, stmt, ctx, false};
+  ir_visit_stmt(&w.v, s);
+  return w.found;
 }
 
-bool ir_expr_reads_memory(const Expr *e) {
-  LoadUse u = {{load_use_expr, NULL}, false};
-  ir_visit_expr(&u.v, e);
-  return u.found;
+static bool is_var(const Expr *e, const void *var) {
+  return e->kind == EXPR_VAR && e->u.var == var;
 }
+
+bool ir_expr_uses_var(const Expr *e, const Var *var) { return ir_expr_any(e, is_var, var); }
+
+bool ir_stmt_uses_var(const Stmt *s, const Var *var) { return ir_stmt_any(s, is_var, NULL, var); }
+
+static bool is_load(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_LOAD;
+}
+
+bool ir_expr_reads_memory(const Expr *e) { return ir_expr_any(e, is_load, NULL); }

@@ -318,23 +318,13 @@ void cp_block(CPrinter *p, const Stmt *s) {
   p->indent--;
 }
 
-typedef struct {
-  IrVisitor v;
-  bool found;
-} FailFinder;
-
-static void find_failing(IrVisitor *v, const Stmt *s) {
-  FailFinder *f = (FailFinder *)v;
-  if (s->kind == STMT_ALLOCATE || s->kind == STMT_ASSERT) f->found = true;
-  else ir_visit_children_stmt(v, s);
+static bool failing(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_ALLOCATE || s->kind == STMT_ASSERT;
 }
 
 /* Whether s holds a statement printed as a check that returns (an allocation, an assert). */
-static bool may_fail(const Stmt *s) {
-  FailFinder f = {{NULL, find_failing}, false};
-  ir_visit_stmt(&f.v, s);
-  return f.found;
-}
+static bool may_fail(const Stmt *s) { return ir_stmt_any(s, NULL, failing, NULL); }
 
 /* The start of a check's failure: a return, or inside a parallel loop the status variable set
  * to code, then `} else {` before what the check guards (closed by fail_end). */

@@ -160,21 +160,14 @@ void cuda_reserve_names(CPrinter *p, Arena *a) {
 
 /* ---- whether a function computes with float16 ---- */
 
-typedef struct HalfUse {
-  IrVisitor v;
-  bool found;
-} HalfUse;
-
-static void half_expr(IrVisitor *v, const Expr *e) {
-  HalfUse *h = (HalfUse *)v;
-  if (is_half(e->dtype)) h->found = true;
-  if (!h->found) ir_visit_children_expr(v, e);
+static bool half_expr(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return is_half(e->dtype);
 }
 
-static void half_stmt(IrVisitor *v, const Stmt *s) {
-  HalfUse *h = (HalfUse *)v;
-  if (s->kind == STMT_ALLOCATE && is_half(s->u.alloc.dtype)) h->found = true;
-  if (!h->found) ir_visit_children_stmt(v, s);
+static bool half_stmt(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_ALLOCATE && is_half(s->u.alloc.dtype);
 }
 
 /* The parameters, the host body and every kernel's buffers, scalars and body: a kernel whose
@@ -182,15 +175,14 @@ static void half_stmt(IrVisitor *v, const Stmt *s) {
 bool cuda_uses_half(const LoweredFunc *f) {
   for (int i = 0; i < f->nparams; i++)
     if (is_half(f->params[i]->dtype)) return true;
-  HalfUse h = {{half_expr, half_stmt}, false};
-  ir_visit_stmt(&h.v, f->body);
-  for (int k = 0; k < f->ndevice && !h.found; k++) {
+  if (ir_stmt_any(f->body, half_expr, half_stmt, NULL)) return true;
+  for (int k = 0; k < f->ndevice; k++) {
     const DeviceFunc *df = &f->device[k];
     for (int i = 0; i < df->nbufs; i++)
       if (is_half(df->buf_dtypes[i])) return true;
     for (int i = 0; i < df->nscalars; i++)
       if (is_half(df->scalars[i]->dtype)) return true;
-    ir_visit_stmt(&h.v, df->body);
+    if (ir_stmt_any(df->body, half_expr, half_stmt, NULL)) return true;
   }
-  return h.found;
+  return false;
 }

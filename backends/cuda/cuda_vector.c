@@ -124,35 +124,23 @@ static int copy_width(CudaVec *v, const Buffer *dst, const Expr *index, const Ex
   return w;
 }
 
-/* Whether s (an allocation's body) reads or writes `data` as a dense vector. */
-typedef struct DenseUse {
-  IrVisitor v;
-  const Var *data;
-  bool found;
-} DenseUse;
-
+/* Whether a load (a store) of the buffer variable data reads (writes) it as a dense vector. */
 static bool dense(const Expr *index) {
   return index->kind == EXPR_RAMP && ir_is_const_int(index->u.ramp.stride, 1);
 }
 
-static void dense_expr(IrVisitor *v, const Expr *e) {
-  DenseUse *u = (DenseUse *)v;
-  if (e->kind == EXPR_LOAD && e->u.load.buf->data == u->data && dense(e->u.load.index))
-    u->found = true;
-  if (!u->found) ir_visit_children_expr(v, e);
+static bool dense_expr(const Expr *e, const void *data) {
+  return e->kind == EXPR_LOAD && e->u.load.buf->data == data && dense(e->u.load.index);
 }
 
-static void dense_stmt(IrVisitor *v, const Stmt *s) {
-  DenseUse *u = (DenseUse *)v;
-  if (s->kind == STMT_STORE && s->u.store.buf->data == u->data && dense(s->u.store.index))
-    u->found = true;
-  if (!u->found) ir_visit_children_stmt(v, s);
+static bool dense_stmt(const Stmt *s, const void *data) {
+  return s->kind == STMT_STORE && s->u.store.buf->data == data && dense(s->u.store.index);
 }
 
 const char *cuda_vec_align(CudaVec *v, const Stmt *alloc) {
-  DenseUse u = {{dense_expr, dense_stmt}, alloc->u.alloc.buffer_var, false};
-  ir_visit_stmt(&u.v, alloc->u.alloc.body);
-  if (!u.found) return "";
+  /* the allocation's body reads or writes it as a dense vector */
+  if (!ir_stmt_any(alloc->u.alloc.body, dense_expr, dense_stmt, alloc->u.alloc.buffer_var))
+    return "";
   v->aligned = xrealloc(v->aligned, (size_t)(v->naligned + 1) * sizeof *v->aligned);
   v->aligned[v->naligned++] = alloc->u.alloc.buffer_var;
   return "__align__(16) ";

@@ -288,25 +288,18 @@ bool cuda_wmma_call(CPrinter *p, const CudaWmma *w, const Expr *e) {
 
 /* ---- whether a function uses TensorCores ---- */
 
-typedef struct Uses {
-  IrVisitor v;
-  bool found;
-} Uses;
-
-static void uses_expr(IrVisitor *v, const Expr *e) {
-  Uses *u = (Uses *)v;
-  if (wmma_call(e) != WMMA_CALL_NONE) u->found = true;
-  if (!u->found) ir_visit_children_expr(v, e);
+static bool uses_expr(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return wmma_call(e) != WMMA_CALL_NONE;
 }
 
-static void uses_stmt(IrVisitor *v, const Stmt *s) {
-  Uses *u = (Uses *)v;
-  if (s->kind == STMT_ALLOCATE && wmma_scope(s->u.alloc.scope) != WMMA_NONE) u->found = true;
-  if (!u->found) ir_visit_children_stmt(v, s);
+static bool uses_stmt(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_ALLOCATE && wmma_scope(s->u.alloc.scope) != WMMA_NONE;
 }
 
 bool cuda_wmma_used(const LoweredFunc *f) {
-  Uses u = {{uses_expr, uses_stmt}, false};
-  for (int i = 0; i < f->ndevice && !u.found; i++) ir_visit_stmt(&u.v, f->device[i].body);
-  return u.found;
+  for (int i = 0; i < f->ndevice; i++)
+    if (ir_stmt_any(f->device[i].body, uses_expr, uses_stmt, NULL)) return true;
+  return false;
 }

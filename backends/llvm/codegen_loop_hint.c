@@ -21,19 +21,10 @@
 
 enum { CG_VEC_CANDIDATE_MAX = 256 };
 
-typedef struct Plain {
-  IrVisitor v;
-  const Var *var; /* the loop's variable */
-  bool ok;
-} Plain;
-
-static void plain_expr(IrVisitor *v, const Expr *e) {
-  Plain *p = (Plain *)v;
-  if (!p->ok) return;
-  if (e->dtype.lanes != 1) {
-    p->ok = false;
-    return;
-  }
+/* What keeps a body from being a candidate's; var is the loop's variable. */
+static bool not_plain_expr(const Expr *e, const void *var) {
+  (void)var;
+  if (e->dtype.lanes != 1) return true;
   switch (e->kind) {
   case EXPR_INT:
   case EXPR_FLOAT:
@@ -43,64 +34,42 @@ static void plain_expr(IrVisitor *v, const Expr *e) {
   case EXPR_SELECT:
   case EXPR_LET:
   IR_CASE_BINARY:
-    break;
+    return false;
   case EXPR_LOAD:
-    if (e->u.load.predicate) p->ok = false;
-    break;
+    return e->u.load.predicate != NULL;
   default: /* calls, vectors, anything else: left to LLVM as before */
-    p->ok = false;
-    return;
+    return true;
   }
-  ir_visit_children_expr(v, e);
 }
 
-static void plain_stmt(IrVisitor *v, const Stmt *s) {
-  Plain *p = (Plain *)v;
-  if (!p->ok) return;
+static bool not_plain_stmt(const Stmt *s, const void *var) {
   switch (s->kind) {
   case STMT_SEQ:
   case STMT_LET:
-    break;
+    return false;
   case STMT_STORE:
     /* a store to the same element on every iteration is a reduction the vectorizer cannot
      * reorder (floats, no fast-math) */
-    if (s->u.store.predicate || !ir_expr_uses_var(s->u.store.index, p->var)) p->ok = false;
-    break;
+    return s->u.store.predicate || !ir_expr_uses_var(s->u.store.index, var);
   default: /* loops, branches, allocations, calls */
-    p->ok = false;
-    return;
+    return true;
   }
-  ir_visit_children_stmt(v, s);
 }
 
 bool cg_vec_candidate(const Var *var, const Expr *extent, const Stmt *body) {
   int64_t n;
   if (!extent || !ir_as_int(extent, &n) || n <= CG_TINY_LOOP_MAX || n > CG_VEC_CANDIDATE_MAX) return false;
-  Plain p = {{plain_expr, plain_stmt}, var, true};
-  ir_visit_stmt(&p.v, body);
-  return p.ok;
+  return !ir_stmt_any(body, not_plain_expr, not_plain_stmt, var);
 }
 
-typedef struct Holds {
-  IrVisitor v;
-  bool found;
-} Holds;
-
-static void holds_stmt(IrVisitor *v, const Stmt *s) {
-  Holds *h = (Holds *)v;
-  if (h->found) return;
-  if (s->kind == STMT_FOR && s->u.for_.fkind == FOR_SERIAL &&
-      cg_vec_candidate(s->u.for_.var, s->u.for_.extent, s->u.for_.body)) {
-    h->found = true;
-    return;
-  }
-  ir_visit_children_stmt(v, s);
+static bool candidate_loop(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_FOR && s->u.for_.fkind == FOR_SERIAL &&
+         cg_vec_candidate(s->u.for_.var, s->u.for_.extent, s->u.for_.body);
 }
 
 bool cg_holds_vec_candidate(const Stmt *body) {
-  Holds h = {{NULL, holds_stmt}, false};
-  ir_visit_stmt(&h.v, body);
-  return h.found;
+  return ir_stmt_any(body, NULL, candidate_loop, NULL);
 }
 
 static LLVMMetadataRef md_str(Cg *cg, const char *s) {

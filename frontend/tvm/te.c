@@ -417,21 +417,12 @@ static int call_fcompute(Interp *I, Value *fn, int ndim, IterVar **axes, int *nb
   return rc;
 }
 
-typedef struct FindReduce {
-  IrVisitor v;
-  bool found;
-} FindReduce;
-
-static void find_reduce(IrVisitor *v, const Expr *e) {
-  if (e->kind == EXPR_REDUCE) ((FindReduce *)v)->found = true;
-  else ir_visit_children_expr(v, e);
+static bool is_reduce(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return e->kind == EXPR_REDUCE;
 }
 
-static bool has_reduce(const Expr *e) {
-  FindReduce f = {{find_reduce, NULL}, false};
-  if (e) ir_visit_expr(&f.v, e);
-  return f.found;
-}
+static bool has_reduce(const Expr *e) { return ir_expr_any(e, is_reduce, NULL); }
 
 /* A REDUCE below the root (te.sum(...) * 2) is not a valid body. */
 static bool nested_reduce(const Expr *e) {

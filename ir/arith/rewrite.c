@@ -69,21 +69,12 @@ Expr *arith_simp_fact(Simp *s, Expr *e) {
   return NULL;
 }
 
-typedef struct PureCheck {
-  IrVisitor v;
-  bool pure;
-} PureCheck;
-
-static void check_call(IrVisitor *v, const Expr *e) {
-  if (e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE) ((PureCheck *)v)->pure = false;
-  ir_visit_children_expr(v, e);
+static bool impure_call(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE;
 }
 
-bool arith_is_pure(const Expr *e) {
-  PureCheck c = {{check_call, NULL}, true};
-  ir_visit_expr(&c.v, e);
-  return c.pure;
-}
+bool arith_is_pure(const Expr *e) { return !ir_expr_any(e, impure_call, NULL); }
 
 /* ---- nodes with context ---- */
 

@@ -191,21 +191,12 @@ static IndexVerdict verdict(Checker *c, Expr *index, Expr *size, ConstBound *ran
   return v;
 }
 
-typedef struct LoopVars {
-  IrVisitor v;
-  const AccessNest *nest;
-  bool all;
-} LoopVars;
-
-static void find_other_var(IrVisitor *v, const Expr *e) {
-  LoopVars *l = (LoopVars *)v;
-  if (e->kind == EXPR_VAR) {
-    bool known = false;
-    for (int i = 0; i < l->nest->nloops && !known; i++)
-      known = l->nest->loops[i].var == e->u.var && l->nest->loops[i].known;
-    l->all = l->all && known;
-  }
-  if (l->all) ir_visit_children_expr(v, e);
+static bool other_var(const Expr *e, const void *access_nest) {
+  const AccessNest *nest = access_nest;
+  if (e->kind != EXPR_VAR) return false;
+  for (int i = 0; i < nest->nloops; i++)
+    if (nest->loops[i].var == e->u.var && nest->loops[i].known) return false;
+  return true;
 }
 
 /* Whether every variable of the index is a loop's of constant range: a warning needs bounds
@@ -213,9 +204,7 @@ static void find_other_var(IrVisitor *v, const Expr *e) {
  * (floordiv(i.j.fused, n0)), the analyzer's bounds are the dtype's ends, nothing to warn
  * about; so is an index read from a tensor (a gather, A[idx[i]]: the data's to keep inside). */
 static bool constant_ranges(const Checker *c, const Expr *index) {
-  LoopVars l = {{find_other_var, NULL}, &c->nest, true};
-  ir_visit_expr(&l.v, index);
-  return l.all && !ir_expr_reads_memory(index);
+  return !ir_expr_any(index, other_var, &c->nest) && !ir_expr_reads_memory(index);
 }
 
 /* A read: t[indices] (access is the node, for the message) against t's shape. */

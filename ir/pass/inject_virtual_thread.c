@@ -297,23 +297,12 @@ static Stmt *copies(Injector *in, Stmt *s, bool before) {
                 FOR_SERIAL, NULL, ir_substitute_stmt(a, s, 1, &map));
 }
 
-typedef struct LoopScan {
-  IrVisitor v;
-  bool found;
-} LoopScan;
-
-static void loop_scan(IrVisitor *v, const Stmt *s) {
-  if (s->kind == STMT_FOR)
-    ((LoopScan *)v)->found = true;
-  else
-    ir_visit_children_stmt(v, s);
+static bool is_loop(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_FOR;
 }
 
-static bool holds_loop(const Stmt *s) {
-  LoopScan scan = {{skip_expr, loop_scan}, false};
-  ir_visit_stmt(&scan.v, s);
-  return scan.found;
-}
+static bool holds_loop(const Stmt *s) { return ir_stmt_any(s, NULL, is_loop, NULL); }
 
 /* The statement's own expressions read vx (or something it touches): copy it whole. */
 static bool copy_here(const Injector *in) { return in->reads_touched && !in->injected; }

@@ -493,22 +493,13 @@ static Stmt *lower_stmt(IrMutator *m, Stmt *s) {
 }
 
 /* Whether s holds an allreduce, so that a kernel without one is returned as it is. */
-typedef struct Find {
-  IrVisitor v;
-  bool found;
-} Find;
-
-static void find_expr(IrVisitor *v, const Expr *e) {
-  if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.tvm_thread_allreduce") == 0)
-    ((Find *)v)->found = true;
-  else
-    ir_visit_children_expr(v, e);
+static bool is_allreduce(const Expr *e, const void *ctx) {
+  (void)ctx;
+  return e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.tvm_thread_allreduce") == 0;
 }
 
 Stmt *pass_lower_thread_allreduce(Stmt *s, PassCtx *ctx) {
-  Find f = {{find_expr, NULL}, false};
-  ir_visit_stmt(&f.v, s);
-  if (!f.found) return s;
+  if (!ir_stmt_any(s, is_allreduce, NULL, NULL)) return s;
   Lower L = {.m = {ctx->arena, NULL, lower_stmt}, .ctx = ctx};
   Stmt *r = ir_mutate_stmt(&L.m, s);
   return diag_failed(ctx->diag) ? s : r;

@@ -76,31 +76,14 @@ static Warp *warp_of(Lower *w, const Var *data) {
 
 /* ---- what may differ between lanes ---- */
 
-typedef struct Varies {
-  IrVisitor v;
-  const PtrMap *vars;
-  bool yes;
-} Varies;
-
-static void varies_expr(IrVisitor *v, const Expr *e) {
-  Varies *x = (Varies *)v;
-  if (x->yes) return;
-  if ((e->kind == EXPR_VAR && ptrmap_get(x->vars, e->u.var)) || e->kind == EXPR_LOAD ||
-      (e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE)) {
-    x->yes = true;
-    return;
-  }
-  ir_visit_children_expr(v, e);
+static bool varies_expr(const Expr *e, const void *vars) {
+  return (e->kind == EXPR_VAR && ptrmap_get(vars, e->u.var)) || e->kind == EXPR_LOAD ||
+         (e->kind == EXPR_CALL && e->u.call.ckind != CALL_PURE);
 }
 
 /* Whether e may differ between lanes: it reads one of vars, memory (another thread may have
  * written it), or calls something with effects. NULL does not. */
-static bool varies(const PtrMap *vars, const Expr *e) {
-  if (!e) return false;
-  Varies x = {{varies_expr, NULL}, vars, false};
-  ir_visit_expr(&x.v, e);
-  return x.yes;
-}
+static bool varies(const PtrMap *vars, const Expr *e) { return ir_expr_any(e, varies_expr, vars); }
 
 /* v is computed from value (a let) or ranges over bounds that are: it varies as they do. */
 static void derive(Lower *w, const Var *v, const Expr *a, const Expr *b) {
@@ -534,22 +517,13 @@ static Stmt *lower_stmt(IrMutator *m, Stmt *s) {
 
 /* ---- the pass ---- */
 
-typedef struct AnyWarp {
-  IrVisitor v;
-  bool yes;
-} AnyWarp;
-
-static void any_warp_stmt(IrVisitor *v, const Stmt *s) {
-  AnyWarp *x = (AnyWarp *)v;
-  if (s->kind == STMT_ALLOCATE && s->u.alloc.scope && strcmp(s->u.alloc.scope, "warp") == 0)
-    x->yes = true;
-  if (!x->yes) ir_visit_children_stmt(v, s);
+static bool warp_alloc(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind == STMT_ALLOCATE && s->u.alloc.scope && strcmp(s->u.alloc.scope, "warp") == 0;
 }
 
 Stmt *pass_lower_warp_memory(Stmt *s, PassCtx *ctx) {
-  AnyWarp any = {{NULL, any_warp_stmt}, false};
-  ir_visit_stmt(&any.v, s);
-  if (!any.yes) return s;
+  if (!ir_stmt_any(s, NULL, warp_alloc, NULL)) return s;
   Lower w = {.m = {ctx->arena, lower_expr, lower_stmt}, .ctx = ctx, .an = arith_new(ctx->arena)};
   ptrmap_init(&w.lane_varying, ctx->arena);
   ptrmap_init(&w.warp_varying, ctx->arena);

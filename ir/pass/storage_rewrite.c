@@ -247,26 +247,19 @@ static void find(Rewrite *r, const Stmt *s) {
 
 /* ---- which allocations can move ---- */
 
-typedef struct BoundCheck {
-  IrVisitor v;
-  const Rewrite *r;
-  bool ok;
-} BoundCheck;
-
-static void check_free_var(IrVisitor *v, const Expr *e) {
-  BoundCheck *c = (BoundCheck *)v;
+static bool bound_var(const Expr *e, const void *rewrite) {
+  const Rewrite *r = rewrite;
   if (e->kind == EXPR_VAR)
-    for (int i = 0; i < c->r->nbound; i++)
-      if (c->r->bound[i] == e->u.var) c->ok = false;
-  ir_visit_children_expr(v, e);
+    for (int i = 0; i < r->nbound; i++)
+      if (r->bound[i] == e->u.var) return true;
+  return false;
 }
 
 static void mark_movable(Rewrite *r) {
   for (int i = 0; i < r->nalloc; i++) {
-    BoundCheck c = {{check_free_var, NULL}, r, true};
     const Stmt *s = r->allocs[i]->alloc;
-    for (int d = 0; d < s->u.alloc.ndim; d++) ir_visit_expr(&c.v, s->u.alloc.extents[d]);
-    if (!c.ok) r->allocs[i]->plannable = false;
+    for (int d = 0; d < s->u.alloc.ndim; d++)
+      if (ir_expr_any(s->u.alloc.extents[d], bound_var, r)) r->allocs[i]->plannable = false;
   }
 }
 

@@ -493,23 +493,19 @@ static bool holds_var(int n, const Var *const *vars, const Var *v) {
 }
 
 /* Whether an expression reads one of a list of variables. */
-typedef struct ReadsAny {
-  IrVisitor v;
+typedef struct VarList {
   int n;
   const Var *const *vars;
-  bool found;
-} ReadsAny;
+} VarList;
 
-static void reads_any_expr(IrVisitor *iv, const Expr *e) {
-  ReadsAny *r = (ReadsAny *)iv;
-  if (e->kind == EXPR_VAR && holds_var(r->n, r->vars, e->u.var)) r->found = true;
-  ir_visit_children_expr(iv, e);
+static bool listed_var(const Expr *e, const void *list) {
+  const VarList *l = list;
+  return e->kind == EXPR_VAR && holds_var(l->n, l->vars, e->u.var);
 }
 
 static bool reads_any(const Expr *e, int n, const Var *const *vars) {
-  ReadsAny r = {{reads_any_expr, NULL}, n, vars, false};
-  if (e) ir_visit_expr(&r.v, e);
-  return r.found;
+  VarList l = {n, vars};
+  return ir_expr_any(e, listed_var, &l);
 }
 
 /* a[i] becomes a[i*L + lane], lane = x - min, for the buffer a. */
@@ -935,16 +931,9 @@ static Stmt *predicate_stmt(IrMutator *m, Stmt *s) {
                   and_cond(p, r->u.store.predicate));
 }
 
-typedef struct Straight {
-  IrVisitor v;
-  bool ok;
-} Straight;
-
-static void straight_stmt(IrVisitor *v, const Stmt *s) {
-  if (s->kind != STMT_STORE && s->kind != STMT_SEQ && s->kind != STMT_LET)
-    ((Straight *)v)->ok = false;
-  else
-    ir_visit_children_stmt(v, s);
+static bool not_straight(const Stmt *s, const void *ctx) {
+  (void)ctx;
+  return s->kind != STMT_STORE && s->kind != STMT_SEQ && s->kind != STMT_LET;
 }
 
 Stmt *vectorize_guarded_loop(Arena *a, const Stmt *loop) {
@@ -967,7 +956,5 @@ Stmt *vectorize_guarded_loop(Arena *a, const Stmt *loop) {
   arith_free(lv.an);
   /* a statement the vectorizer had to run lane by lane (a loop of it, or the serial loop)
    * gains nothing over the loop as it was */
-  Straight st = {{NULL, straight_stmt}, true};
-  ir_visit_stmt(&st.v, r);
-  return st.ok ? r : NULL;
+  return ir_stmt_any(r, NULL, not_straight, NULL) ? NULL : r;
 }

@@ -1,6 +1,7 @@
 /* test_mutator.c: unit tests of ir/mutator.c: an unchanged tree comes back as the same
  * pointer, a change deep down rebuilds only the path above it, substitution, hooks that drop
- * statements, and the visitor reaching every child. */
+ * statements, the visitor reaching every child, and ir_expr_any / ir_stmt_any (asked of every
+ * node until the first match). */
 #include <stdio.h>
 #include <string.h>
 
@@ -193,6 +194,85 @@ static void test_mutator_visitor(void) {
   ir_visit_expr(&plain, NULL);
 }
 
+/* ---- ir_expr_any / ir_stmt_any ---- */
+
+/* What a predicate was asked: how many expressions and statements, and whether it saw j. The
+ * predicates get it as their const context; the tests own it, so writing it is fine. */
+typedef struct Probe {
+  int exprs, stmts;
+  bool saw_j;
+  ExprKind expr_kind; /* the kinds that match; EXPR_KIND_COUNT, STMT_KIND_COUNT: none */
+  StmtKind stmt_kind;
+  const Var *var; /* a VAR of it matches too (NULL: none) */
+} Probe;
+
+static bool probe_expr(const Expr *e, const void *ctx) {
+  Probe *p = (Probe *)ctx;
+  p->exprs++;
+  if (e->kind == EXPR_VAR && e->u.var == vj) p->saw_j = true;
+  return e->kind == p->expr_kind || (e->kind == EXPR_VAR && e->u.var == p->var);
+}
+
+static bool probe_stmt(const Stmt *s, const void *ctx) {
+  Probe *p = (Probe *)ctx;
+  p->stmts++;
+  return s->kind == p->stmt_kind;
+}
+
+static Probe probe(ExprKind ek, StmtKind sk, const Var *var) {
+  return (Probe){0, 0, false, ek, sk, var};
+}
+
+static void test_mutator_any_stops_early(void) {
+  Var *a = ir_var(&A, "a", DT_I32), *b = ir_var(&A, "b", DT_I32), *c = ir_var(&A, "c", DT_I32);
+  Expr *e = bin(EXPR_MUL, bin(EXPR_ADD, ref(a), ref(b)), ref(c));
+  Probe p = probe(EXPR_KIND_COUNT, STMT_KIND_COUNT, a);
+  CHECK(ir_expr_any(e, probe_expr, &p));
+  CHECK(p.exprs == 3); /* the MUL, the ADD, a: b and c are never asked */
+  p = probe(EXPR_MUL, STMT_KIND_COUNT, NULL);
+  CHECK(ir_expr_any(e, probe_expr, &p) && p.exprs == 1); /* the root matches */
+  /* a statement that matches is not entered: j lives only inside the outer loop */
+  Stmt *s = build_tree();
+  p = probe(EXPR_KIND_COUNT, STMT_FOR, NULL);
+  CHECK(ir_stmt_any(s, probe_expr, probe_stmt, &p));
+  CHECK(p.stmts == 6 && !p.saw_j); /* attr, realize, assert, let, allocate, the outer for */
+  p = probe(EXPR_KIND_COUNT, STMT_FOR, NULL);
+  CHECK(ir_stmt_any(s, NULL, probe_stmt, &p) && p.stmts == 6 && p.exprs == 0);
+}
+
+static void test_mutator_any_in_stmts(void) {
+  Stmt *s = build_tree();
+  /* the FLOORMOD is only in the Provide's index, three loops and a branch down */
+  Probe p = probe(EXPR_FLOORMOD, STMT_KIND_COUNT, NULL);
+  CHECK(ir_stmt_any(s, probe_expr, NULL, &p) && p.saw_j && p.stmts == 0);
+  p = probe(EXPR_KIND_COUNT, STMT_PROVIDE, NULL);
+  CHECK(ir_stmt_any(s, NULL, probe_stmt, &p) && p.exprs == 0);
+  p = probe(EXPR_KIND_COUNT, STMT_KIND_COUNT, vj);
+  CHECK(ir_stmt_any(s, probe_expr, NULL, &p));
+  CHECK(ir_stmt_uses_var(s, vj) && ir_stmt_uses_var(s, vn));
+  CHECK(!ir_stmt_uses_var(s, vbuf)); /* an allocation's variable is no expression of it */
+}
+
+static void test_mutator_any_no_match(void) {
+  Stmt *s = build_tree();
+  CountCtx all = {{count_expr, count_stmt}, 0, {0}};
+  ir_visit_stmt(&all.v, s);
+  int nstmts = 0;
+  for (int k = 0; k < STMT_KIND_COUNT; k++) nstmts += all.stmts[k];
+  Probe p = probe(EXPR_KIND_COUNT, STMT_KIND_COUNT, NULL);
+  CHECK(!ir_stmt_any(s, probe_expr, probe_stmt, &p));
+  CHECK(p.stmts == nstmts && p.saw_j); /* every statement asked, as the visitor walks them */
+  int exprs = p.exprs;
+  p = probe(EXPR_KIND_COUNT, STMT_KIND_COUNT, NULL);
+  CHECK(!ir_stmt_any(s, probe_expr, NULL, &p) && p.exprs == exprs && p.stmts == 0);
+  Expr *e = bin(EXPR_ADD, ref(vi), i32(1));
+  p = probe(EXPR_KIND_COUNT, STMT_KIND_COUNT, NULL);
+  CHECK(!ir_expr_any(e, probe_expr, &p) && p.exprs == 3);
+  CHECK(!ir_expr_any(NULL, probe_expr, &p) && !ir_stmt_any(NULL, probe_expr, probe_stmt, &p));
+  CHECK(p.exprs == 3 && p.stmts == 0); /* nothing asked of nothing */
+  CHECK(!ir_expr_reads_memory(e) && !ir_expr_uses_var(e, vj) && ir_expr_uses_var(e, vi));
+}
+
 int main(void) {
   arena_init(&A);
   Expr *shape[2] = {ir_i32(&A, 4), ir_i32(&A, 4)};
@@ -203,6 +283,9 @@ int main(void) {
   test_mutator_reduce_axis();
   test_mutator_stmt_hook();
   test_mutator_visitor();
+  test_mutator_any_stops_early();
+  test_mutator_any_in_stmts();
+  test_mutator_any_no_match();
   arena_free(&A);
   return finish();
 }
