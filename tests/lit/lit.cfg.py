@@ -78,6 +78,10 @@ try:
         config.available_features.add('avx2')
 except OSError:
     pass
+# Two CPUs this process may run on: a module's machine code is generated on two threads only
+# then (backends/llvm/codegen_split.c; codegen/llvm_split_args.tes).
+if len(os.sched_getaffinity(0)) >= 2:
+    config.available_features.add('cpus2')
 # glibc's vector math on x86_64 (codegen/vecmath_libmvec.tes checks the calls to it).
 import ctypes.util
 import platform
