@@ -2,15 +2,20 @@
  * per line on a private copy of the original stdout. While a request runs, file descriptors 1
  * and 2 point at two unlinked temporary files, so whatever the cell prints (print, the C
  * library, compiled kernels, warnings) comes back in the reply and never mixes with the
- * protocol. Meta commands, completion, :help and the continuation test are the REPL's
- * (repl.h). */
+ * protocol; an execute request that asks for it also gets the lines written so far while the
+ * cell runs, as stream messages sent by a thread that reads the files. Meta commands,
+ * completion, :help and the continuation test are the REPL's (repl.h). */
 #include "frontend/serve.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "frontend/diag.h"
@@ -28,6 +33,8 @@ enum {
   READ_CHUNK = 64 << 10,
   CAPTURE_MAX = 16 << 20, /* bytes of a cell's stdout (stderr) returned; the rest is cut */
   ARRAY_MAX = 10000,      /* elements of an array returned as data */
+  STREAM_POLL_MS = 50,    /* how often a running cell's output is looked at */
+  STREAM_CHUNK = 1 << 20, /* bytes in one stream message at most */
 };
 
 typedef struct Server {
@@ -85,16 +92,18 @@ static void capture_begin(Server *S) {
   }
 }
 
-/* The captured bytes of fd k (1 or 2), malloc'd, cut at CAPTURE_MAX with a note. */
-static char *captured(Server *S, int k, size_t *n) {
+/* The captured bytes of fd k (1 or 2) from byte `from` on (those before it were streamed),
+ * malloc'd, cut at CAPTURE_MAX bytes of the whole with a note. */
+static char *captured(Server *S, int k, size_t from, size_t *n) {
   int fd = S->capture[k - 1];
   off_t size = lseek(fd, 0, SEEK_END);
   size_t want = size > 0 ? (size_t)size : 0, keep = want > CAPTURE_MAX ? CAPTURE_MAX : want;
+  from = from < keep ? from : keep;
   StrBuf b = STRBUF_INIT;
-  sb_try_reserve(&b, keep + 64);
+  sb_try_reserve(&b, keep - from + 64);
   char chunk[READ_CHUNK];
-  lseek(fd, 0, SEEK_SET);
-  for (size_t got = 0; got < keep;) {
+  lseek(fd, (off_t)from, SEEK_SET);
+  for (size_t got = from; got < keep;) {
     ssize_t r = read(fd, chunk, keep - got < sizeof chunk ? keep - got : sizeof chunk);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
@@ -246,6 +255,120 @@ static void put_usage_error(StrBuf *b, const char *msg) {
   put_key_str(b, "text", text.s, text.len);
   sb_puts(b, ",\"traceback\":[]}");
   sb_free(&text);
+}
+
+/* ---- a running cell's output, streamed ---- */
+
+/* The thread that sends what a cell writes while it runs: every STREAM_POLL_MS it flushes
+ * stdout and sends the complete lines each capture file holds past what it sent before (the
+ * first CAPTURE_MAX bytes of each at most), as {"id":ID,"type":"stream","name":"stdout",
+ * "text":...}. A line is never cut, so neither is a UTF-8 character, unless a line is longer
+ * than STREAM_CHUNK (then cut before a character). The execute reply carries the rest. */
+typedef struct Streamer {
+  Server *S;
+  const Json *id;
+  size_t sent[2]; /* bytes of each capture file sent */
+  bool stop;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  pthread_t thread;
+} Streamer;
+
+/* How many of the n bytes at p to send now: up to the last '\n'; with none in a full chunk,
+ * the chunk up to the last character that is whole. */
+static size_t stream_cut(const char *p, size_t n) {
+  for (size_t i = n; i > 0; i--)
+    if (p[i - 1] == '\n') return i;
+  if (n < STREAM_CHUNK) return 0;
+  size_t i = n;
+  while (i > 0 && ((unsigned char)p[i - 1] & 0xC0) == 0x80) i--; /* continuation bytes */
+  if (i > 0 && (unsigned char)p[i - 1] >= 0xC0) i--;               /* their lead byte */
+  return i > 0 ? i : n;
+}
+
+static void stream_file(Streamer *st, int k) {
+  int fd = st->S->capture[k];
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || sb.st_size <= 0) return;
+  size_t size = (size_t)sb.st_size > CAPTURE_MAX ? CAPTURE_MAX : (size_t)sb.st_size;
+  while (st->sent[k] < size) {
+    size_t want = size - st->sent[k] < STREAM_CHUNK ? size - st->sent[k] : STREAM_CHUNK;
+    char *p = xmalloc(want);
+    ssize_t got = pread(fd, p, want, (off_t)st->sent[k]);
+    size_t n = got > 0 ? stream_cut(p, (size_t)got) : 0;
+    if (n > 0) {
+      StrBuf b = STRBUF_INIT;
+      sb_puts(&b, "{\"id\":");
+      if (st->id)
+        json_write(&b, st->id);
+      else
+        sb_puts(&b, "null");
+      sb_printf(&b, ",\"type\":\"stream\",\"name\":\"%s\"", k ? "stderr" : "stdout");
+      put_key_str(&b, "text", p, n);
+      sb_putc(&b, '}');
+      send_reply(st->S, &b);
+      st->sent[k] += n;
+    }
+    free(p);
+    if (n < want) return; /* the rest waits for its line's end */
+  }
+}
+
+static void *stream_main(void *arg) {
+  Streamer *st = arg;
+  pthread_mutex_lock(&st->lock);
+  while (!st->stop) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += STREAM_POLL_MS * 1000000L;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&st->wake, &st->lock, &t);
+    if (st->stop) break;
+    pthread_mutex_unlock(&st->lock);
+    fflush(stdout); /* print's buffer (stdout is a file here: fully buffered) */
+    for (int k = 0; k < 2; k++) stream_file(st, k);
+    pthread_mutex_lock(&st->lock);
+  }
+  pthread_mutex_unlock(&st->lock);
+  return NULL;
+}
+
+/* Starts the thread for the request id (NULL: null); NULL when it cannot start, and then
+ * everything comes in the reply. */
+static Streamer *stream_start(Server *S, const Json *id) {
+  Streamer *st = xcalloc(1, sizeof *st);
+  st->S = S;
+  st->id = id;
+  pthread_mutex_init(&st->lock, NULL);
+  pthread_cond_init(&st->wake, NULL);
+  /* every signal stays with the thread running the cell (SIGINT interrupts a sleep there) */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int rc = pthread_create(&st->thread, NULL, stream_main, st);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc == 0) return st;
+  pthread_cond_destroy(&st->wake);
+  pthread_mutex_destroy(&st->lock);
+  free(st);
+  return NULL;
+}
+
+/* Stops and frees st (NULL: none); sent[k] is then how much of capture file k went out. */
+static void stream_stop(Streamer *st, size_t sent[2]) {
+  sent[0] = sent[1] = 0;
+  if (!st) return;
+  pthread_mutex_lock(&st->lock);
+  st->stop = true;
+  pthread_cond_signal(&st->wake);
+  pthread_mutex_unlock(&st->lock);
+  pthread_join(st->thread, NULL);
+  sent[0] = st->sent[0];
+  sent[1] = st->sent[1];
+  pthread_cond_destroy(&st->wake);
+  pthread_mutex_destroy(&st->lock);
+  free(st);
 }
 
 /* ---- values ---- */
@@ -402,8 +525,9 @@ static bool is_meta_cell(const char *code) {
   return *p == ':';
 }
 
-/* -1: go on; else the exit status (sys.exit or :quit in the cell). */
-static int execute(Server *S, const Json *id, const Json *code) {
+/* -1: go on; else the exit status (sys.exit or :quit in the cell). With stream, the lines the
+ * cell writes are sent while it runs (not for meta commands: :ir's output is the value). */
+static int execute(Server *S, const Json *id, const Json *code, bool stream) {
   Interp *I = *S->pI;
   int n = ++S->count;
   StrBuf name = STRBUF_INIT;
@@ -417,6 +541,7 @@ static int execute(Server *S, const Json *id, const Json *code) {
   char *usage = NULL;
   bool quit = false, meta = is_meta_cell(code->text);
   capture_begin(S);
+  Streamer *streamer = stream && !meta ? stream_start(S, id) : NULL;
   tes_interrupted = 0; /* a stray Ctrl-C from before must not stop this cell */
   int rc;
   if (meta) {
@@ -431,10 +556,12 @@ static int execute(Server *S, const Json *id, const Json *code) {
   repl_session_set_ir_out(S->repl, NULL);
   repl_session_set_name(S->repl, NULL);
   if (irf) fclose(irf);
+  size_t sent[2];
+  stream_stop(streamer, sent);
   capture_end(S);
   tes_interrupted = 0;
   size_t out_n, err_n;
-  char *out = captured(S, 1, &out_n), *err = captured(S, 2, &err_n);
+  char *out = captured(S, 1, sent[0], &out_n), *err = captured(S, 2, sent[1], &err_n);
   Value *exc = rc < 0 && !usage ? interp_error_take(I) : NULL;
   const TypeObj *t = exc && exc->kind == VAL_EXC ? exc->u.exc->type : NULL;
   bool exiting = quit;
@@ -621,7 +748,8 @@ static int handle(Server *S, const char *line, size_t n) {
     protocol_error(S, id, sb_cstr(&m));
     sb_free(&m);
   } else if (strcmp(t, "execute") == 0) {
-    status = execute(S, id, code);
+    const Json *stream = json_get(req, "stream");
+    status = execute(S, id, code, stream && stream->kind == JSON_BOOL && stream->b);
   } else if (strcmp(t, "complete") == 0) {
     complete(S, req, id, code);
   } else if (strcmp(t, "inspect") == 0) {

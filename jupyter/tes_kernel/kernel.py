@@ -141,16 +141,18 @@ class TesKernel(Kernel):
             self.send_response(self.iopub_socket, "error", content)
         return dict(content, status="error", execution_count=self.execution_count)
 
-    def _run_cell(self, code):
-        """Sends an execute request; SIGINT meanwhile (jupyter_client signals the kernel's
-        process group, or the kernel signals itself on an interrupt_request) goes on to the
-        child, whose reply is then a KeyboardInterrupt."""
+    def _run_cell(self, code, silent):
+        """Sends an execute request, the cell's output streamed to the front end as it comes
+        (unless silent); SIGINT meanwhile (jupyter_client signals the kernel's process group,
+        or the kernel signals itself on an interrupt_request) goes on to the child, whose
+        reply is then a KeyboardInterrupt."""
         tes = self.tes
         in_main = threading.current_thread() is threading.main_thread()
         if in_main:
             previous = signal.signal(signal.SIGINT, lambda signum, frame: tes.interrupt())
         try:
-            return tes.request({"type": "execute", "code": code})
+            return tes.request({"type": "execute", "code": code},
+                               on_stream=None if silent else self._stream)
         finally:
             if in_main:
                 signal.signal(signal.SIGINT, previous)
@@ -171,7 +173,7 @@ class TesKernel(Kernel):
         if self._ensure_tes() is None:
             return self._error("TesNotFound", self.start_error, [self.start_error], silent)
         try:
-            reply = self._run_cell(code)
+            reply = self._run_cell(code, silent)
         except TesDied as e:
             evalue = ("tes ended (%s) while running this cell; its names are gone, and the "
                       "next cell starts a new tes" % describe_status(e.status))

@@ -126,13 +126,17 @@ class TesProcess:
     def pid(self):
         return self.proc.pid if self.proc else None
 
-    def request(self, req):
+    def request(self, req, on_stream=None):
         """Sends req (a dict with "type") and returns the reply with the same id. Raises
-        TesDied when the child ends first (its status is then in .status)."""
+        TesDied when the child ends first (its status is then in .status). With on_stream
+        (an execute request), the cell's output is streamed: on_stream(name, text) gets each
+        piece ("stdout" or "stderr") as the cell writes it, and the reply holds the rest."""
         with self._lock:
             self._next_id += 1
             rid = self._next_id
             msg = dict(req, id=rid)
+            if on_stream is not None:
+                msg["stream"] = True
             data = (json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8")
             try:
                 self.proc.stdin.write(data)
@@ -144,8 +148,13 @@ class TesProcess:
                 if line is None:
                     raise TesDied(self.proc.wait(), req["type"])
                 reply = json.loads(line)
-                if isinstance(reply, dict) and reply.get("id") == rid:
-                    return reply
+                if not isinstance(reply, dict) or reply.get("id") != rid:
+                    continue
+                if reply.get("type") == "stream":
+                    if on_stream is not None:
+                        on_stream(reply.get("name"), reply.get("text", ""))
+                    continue
+                return reply
 
     def _read_line(self):
         """The next line from the child's stdout (bytes, without '\\n'), or None at EOF. Reads

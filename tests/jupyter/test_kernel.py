@@ -1,7 +1,7 @@
 """The tes kernel over the Jupyter protocol, from jupyter_client as a notebook server drives it:
-execute (streams, execute_result), errors, magics, interrupt, restart, completion,
-inspection, is_complete and rich output. Run by tests/jupyter/run.py inside its virtual
-environment, with the tes kernelspec installed there and TES_BIN set:
+execute (streams, also while a cell runs, and execute_result), errors, magics, interrupt,
+restart, completion, inspection, is_complete and rich output. Run by tests/jupyter/run.py
+inside its virtual environment, with the tes kernelspec installed there and TES_BIN set:
 
     VENV/bin/python tests/jupyter/test_kernel.py
 
@@ -11,6 +11,7 @@ Prints PASS/FAILED per test and "N passed, M failed" last; exits non-zero on a f
 import os
 import queue
 import sys
+import tempfile
 import time
 import traceback
 
@@ -55,6 +56,10 @@ class Session:
                 continue
             if reply["parent_header"].get("msg_id") == msg_id:
                 break
+        return reply["content"], self.published(msg_id, timeout)
+
+    def published(self, msg_id, timeout=TIMEOUT):
+        """The iopub messages of the cell msg_id not read yet, up to its idle status."""
         out = []
         while True:
             msg = self.kc.get_iopub_msg(timeout=timeout)
@@ -63,7 +68,7 @@ class Session:
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 break
             out.append(msg)
-        return reply["content"], out
+        return out
 
     def request(self, send, timeout=TIMEOUT):
         msg_id = send()
@@ -165,6 +170,37 @@ def test_stderr_stream(s):
     expect(streams(out, "stdout") == "built\n", "stdout %r" % out)
     expect("tes: warning: stage V may read tensor W out of bounds" in streams(out, "stderr"),
            "stderr %r" % out)
+
+
+def test_stream_while_running(s):
+    # the cell's first lines reach the front end while it runs: it waits for a file that the
+    # test makes only once it has seen them
+    flag = os.path.join(tempfile.mkdtemp(prefix="tes-stream-"), "flag")
+    code = ("import os, time\nprint('first')\nprint('second')\nn = 0\n"
+            "while not os.path.exists(%r) and n < 6000:\n    time.sleep(0.01)\n    n += 1\n"
+            "print('seen', os.path.exists(%r))" % (flag, flag))
+    msg_id = s.kc.execute(code)
+    early = ""
+    deadline = time.time() + TIMEOUT
+    while early != "first\nsecond\n" and time.time() < deadline:
+        msg = s.kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        expect(msg["msg_type"] in ("status", "execute_input", "stream"),
+               "before the cell's first lines: %r" % msg)
+        if msg["msg_type"] == "stream":
+            expect(msg["content"]["name"] == "stdout", msg)
+            early += msg["content"]["text"]
+    expect(early == "first\nsecond\n", "streamed while the cell ran: %r" % early)
+    open(flag, "w").close()
+    reply = s.kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = s.kc.get_shell_msg(timeout=TIMEOUT)
+    expect(reply["content"]["status"] == "ok", reply["content"])
+    rest = s.published(msg_id)
+    expect(streams(rest, "stdout") == "seen True\n", "after the flag: %r" % rest)
+    os.remove(flag)
+    os.rmdir(os.path.dirname(flag))
 
 
 def test_error(s):
@@ -366,7 +402,8 @@ def test_no_tes(_):
         s.close()
 
 
-TESTS = [test_kernel_info, test_execute_stream_and_result, test_stderr_stream, test_error,
+TESTS = [test_kernel_info, test_execute_stream_and_result, test_stderr_stream,
+         test_stream_while_running, test_error,
          test_magics, test_meta_commands, test_watch, test_ir_value_html, test_array_html,
          test_complete, test_inspect, test_is_complete, test_interrupt,
          test_interrupt_compiled_kernel, test_sys_exit, test_restart, test_no_tes]
