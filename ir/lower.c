@@ -23,6 +23,7 @@ typedef struct PassDef {
  * tir.instrument_bound_checkers) want scalar indices, so they come before vectorization. */
 static const PassDef lowering[] = {
     {"tes.CheckBounds", pass_check_bounds, RUN_ALWAYS},
+    {"tir.InjectPrefetch", pass_inject_prefetch, RUN_ALWAYS},
     {"tir.StorageFlatten", pass_storage_flatten, RUN_ALWAYS},
     /* VTA's phase-1 passes (vta.build_config's tir.add_lower_pass), after flattening */
     {"vta.InjectDMAIntrin", pass_vta_inject_dma, RUN_ON_VTA},

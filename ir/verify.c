@@ -41,6 +41,7 @@ typedef struct Verifier {
   Analyzer *an;
   AccessNest nest;
   int dead; /* loops around here that run no iteration (constant extent <= 0) */
+  bool address_taken; /* checking the element of @tir.address_of (a prefetch's) */
   int nallocs, cap_allocs;
   const Stmt **allocs; /* the ALLOCATEs open here, innermost last */
   /* ir_unbound_vars: a read of an unbound variable is collected (once: `collected` counts it)
@@ -260,10 +261,11 @@ static bool check_index_in(Verifier *vf, const Expr *node, const Buffer *b, Expr
 /* An access to an allocation (parameters are the user's: tes.CheckBounds and the bound
  * checkers look at them) is inside it wherever the analyzer can tell: an allocation of
  * constant size 0 is used by nothing that runs, and no index certainly leaves it (bounds.h).
- * A ramp is checked at its two ends, a broadcast at its value. */
+ * A ramp is checked at its two ends, a broadcast at its value. An element whose address is
+ * taken (a prefetch's) is not checked. */
 static bool check_inside(Verifier *vf, const Expr *node, const Buffer *b, Expr *index) {
   const Stmt *al = allocation_of(vf, b->data);
-  if (!vf->an || !al || !dt_eq(al->u.alloc.dtype, b->dtype)) return true;
+  if (!vf->an || vf->address_taken || !al || !dt_eq(al->u.alloc.dtype, b->dtype)) return true;
   Expr *count = ir_count_of(vf->ctx->arena, al->u.alloc.ndim, al->u.alloc.extents);
   int64_t n;
   if (!count) return true;
@@ -370,6 +372,15 @@ static void verify_expr(IrVisitor *v, const Expr *e) {
   if (vf->failed || !check_expr(vf, e)) return;
   if (e->kind == EXPR_SELECT || is_if_then_else(e)) {
     visit_branches(vf, e);
+    return;
+  }
+  /* the element whose address is taken is not read there: a prefetch's may lie past the end */
+  if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.address_of") == 0 && e->u.call.n == 1 &&
+      e->u.call.args[0]->kind == EXPR_LOAD) {
+    vf->address_taken = true;
+    bool ok = check_expr(vf, e->u.call.args[0]);
+    vf->address_taken = false;
+    if (ok) ir_visit_children_expr(v, e->u.call.args[0]);
     return;
   }
   if (e->kind != EXPR_LET) {

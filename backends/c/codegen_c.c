@@ -187,6 +187,23 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
     cp_put(p, ")");
     return;
   }
+  if (strcmp(fn, "address_of") == 0 && n == 1) {
+    cp_put(p, "(&(");
+    expr(p, a[0], lane);
+    cp_put(p, "))");
+    return;
+  }
+  /* tir.InjectPrefetch's hint (TVM's C back end has none): gcc's builtin, read, locality */
+  if (strcmp(fn, "prefetch") == 0 && n == 4) {
+    cp_put(p, "__builtin_prefetch(");
+    expr(p, a[0], lane);
+    cp_put(p, ", ");
+    expr(p, a[1], lane);
+    cp_put(p, ", ");
+    expr(p, a[2], lane);
+    cp_put(p, ")");
+    return;
+  }
   /* Buffer.access_ptr: the address of element offset of data, as T's (TVM's CodeGenC) */
   if (strcmp(fn, "tvm_access_ptr") == 0 && n == 5 && a[1]->kind == EXPR_VAR) {
     sb_printf(&p->out, "((%s*)%s + ", cp_type(p, a[0]->dtype), cp_name_of(p, a[1]->u.var));

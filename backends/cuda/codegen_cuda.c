@@ -134,6 +134,14 @@ static bool cuda_call(CPrinter *p, const Expr *e) {
     cp_put(p, "__syncthreads()");
     return true;
   }
+  /* tir.InjectPrefetch's hint: PTX's prefetch into L1, on a generic address (on shared
+   * memory it does nothing) */
+  if (strcmp(fn, "prefetch") == 0 && e->u.call.n == 4) {
+    cp_put(p, "asm volatile(\"prefetch.L1 [%0];\" :: \"l\"(");
+    cp_expr(p, e->u.call.args[0]);
+    cp_put(p, "))");
+    return true;
+  }
   return false;
 }
 

@@ -247,6 +247,7 @@ LLVMValueRef cg_call(Cg *cg, const Expr *e) {
   if (strcmp(op, "tir.likely") == 0 && e->u.call.n == 1) return cg_expr(cg, e->u.call.args[0]);
   if (strcmp(op, "tir.if_then_else") == 0) return if_then_else(cg, e);
   if (strcmp(op, "tir.tvm_access_ptr") == 0) return cg_access_ptr(cg, e);
+  if (strcmp(op, "tir.address_of") == 0) return cg_address_of(cg, e);
   const MathFn *m = math_fn(op);
   if (m) return math(cg, e, m);
   if (is_bits_op(op)) return bits(cg, e);

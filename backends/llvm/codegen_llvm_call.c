@@ -42,7 +42,8 @@ static bool overload_valid(Cg *cg, unsigned id, LLVMTypeRef *tys, int k) {
   LLVMTypeRef *ps = xmalloc((n + 1) * sizeof *ps);
   LLVMValueRef *args = xmalloc((n + 1) * sizeof *args);
   LLVMGetParamTypes(fty, ps);
-  for (unsigned i = 0; i < n; i++) args[i] = LLVMGetPoison(ps[i]);
+  /* zeros, not poison: an immarg operand (llvm.prefetch's rw) must be a constant integer */
+  for (unsigned i = 0; i < n; i++) args[i] = LLVMConstNull(ps[i]);
   LLVMBuildCall2(b, fty, decl, args, n, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
@@ -126,6 +127,9 @@ static bool is_uint32_const(const Expr *e) {
          e->dtype.lanes == 1;
 }
 
+static LLVMValueRef intrin_call(Cg *cg, const Expr *e, unsigned id, const char *name,
+                                Expr *const *ops, int nargs, int64_t nsig);
+
 static LLVMValueRef llvm_intrin(Cg *cg, const Expr *e) {
   Expr *const *a = e->u.call.args;
   int n = e->u.call.n;
@@ -143,11 +147,17 @@ static LLVMValueRef llvm_intrin(Cg *cg, const Expr *e) {
   int first = 1;
   int64_t nsig = -1;
   if (n > 1 && is_uint32_const(a[1])) nsig = a[1]->u.ival, first = 2;
-  int nargs = n - first;
+  return intrin_call(cg, e, id, name, a + first, n - first, nsig);
+}
+
+/* A call of intrinsic id (name) on the operands ops, returning e's dtype; nsig: TVM's count
+ * of signature arguments, or -1. */
+static LLVMValueRef intrin_call(Cg *cg, const Expr *e, unsigned id, const char *name,
+                                Expr *const *ops, int nargs, int64_t nsig) {
   LLVMTypeRef *types = xmalloc((size_t)(nargs + 1) * sizeof *types);
   LLVMValueRef *args = xmalloc((size_t)(nargs + 1) * sizeof *args);
   for (int i = 0; i < nargs; i++) {
-    args[i] = cg_expr(cg, a[first + i]);
+    args[i] = cg_expr(cg, ops[i]);
     types[i] = LLVMTypeOf(args[i]);
   }
   LLVMTypeRef ret = cg_type(cg, e->dtype), tys[8] = {0}, fty;
@@ -171,6 +181,17 @@ static LLVMValueRef llvm_intrin(Cg *cg, const Expr *e) {
   free(types);
   free(args);
   return r ? r : poison(cg, e);
+}
+
+/* @tir.prefetch(address, rw, locality, cache type), what tir.InjectPrefetch makes: llvm.prefetch
+ * on the address's pointer type. */
+static LLVMValueRef prefetch(Cg *cg, const Expr *e) {
+  if (e->u.call.n != 4) {
+    ir_error(cg->diag, "@tir.prefetch takes 4 arguments, not %d", e->u.call.n);
+    return poison(cg, e);
+  }
+  static const char name[] = "llvm.prefetch";
+  return intrin_call(cg, e, LLVMLookupIntrinsicID(name, strlen(name)), name, e->u.call.args, 4, 1);
 }
 
 /* tir.reinterpret: the same bits as another type of the same size. */
@@ -265,6 +286,8 @@ bool cg_call_llvm(Cg *cg, const Expr *e, LLVMValueRef *out) {
     *out = llvm_intrin(cg, e);
   else if (strcmp(op, "tir.reinterpret") == 0)
     *out = reinterpret(cg, e);
+  else if (strcmp(op, "tir.prefetch") == 0)
+    *out = prefetch(cg, e);
   else if (strcmp(op, "tir.tvm_call_packed") == 0)
     *out = call_packed(cg, e);
   else

@@ -152,6 +152,8 @@ LLVMValueRef cg_load(Cg *cg, const Expr *e);
 /* @tir.tvm_access_ptr(@tir.type_annotation(dtype=T), data, offset, extent, mask): the address
  * of element `offset` of data seen as T's (Buffer.access_ptr). */
 LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e);
+/* @tir.address_of(B[index]) of a scalar load: the element's address. */
+LLVMValueRef cg_address_of(Cg *cg, const Expr *e);
 void cg_store(Cg *cg, const Stmt *s);
 
 /* ---- codegen_stmt.c ---- */

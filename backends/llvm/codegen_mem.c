@@ -167,6 +167,19 @@ LLVMValueRef cg_access_ptr(Cg *cg, const Expr *e) {
   return LLVMBuildGEP2(cg->b, mt, base, &off, 1, "");
 }
 
+/* @tir.address_of(B[index]): the address of a scalar element (what tir.InjectPrefetch
+ * prefetches). */
+LLVMValueRef cg_address_of(Cg *cg, const Expr *e) {
+  const Expr *x = e->u.call.n == 1 ? e->u.call.args[0] : NULL;
+  if (!x || x->kind != EXPR_LOAD || x->dtype.lanes != 1) {
+    ir_error(cg->diag, "not supported yet: @tir.address_of other than of one scalar element");
+    return LLVMConstNull(LLVMPointerTypeInContext(cg->ctx, 0));
+  }
+  LLVMTypeRef mt = cg_mem_type(cg, x->dtype);
+  return element_address(cg, mt, data_pointer(cg, x->u.load.buf), x->u.load.buf,
+                         x->u.load.index);
+}
+
 /* ---- odd widths ---- */
 
 /* A dense access of a lane count that is not a power of two (14 floats: what

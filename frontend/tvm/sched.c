@@ -443,6 +443,15 @@ static Value *st_set_store_predicate(Interp *I, Value *self, Value **a) {
                                               : sched_raise(I, st->sched);
 }
 
+static Value *st_prefetch(Interp *I, Value *self, Value **a) {
+  Stage *st = stage_of(self);
+  Tensor *t = tensor_arg(I, a[0], "prefetch");
+  IterVar *iv = t ? axis_arg(I, a[1], "prefetch") : NULL;
+  Expr *offset = iv ? bi_te_to_expr(I, a[2], "prefetch: offset") : NULL;
+  if (!offset) return NULL;
+  return sched_prefetch(st, t, iv, offset) ? changed(I, st, "prefetch") : sched_raise(I, st->sched);
+}
+
 /* The loops are matched against the intrinsic when the schedule is lowered (tensorize.c). */
 static Value *st_tensorize(Interp *I, Value *self, Value **a) {
   Stage *st = stage_of(self);
@@ -486,6 +495,9 @@ static const Builtin stage_methods[] = {
     {"set_store_predicate", st_set_store_predicate, 1, PARAMS("predicate"),
      "set_store_predicate(pred): store this stage's cross-thread reduction only where pred "
      "holds"},
+    {"prefetch", st_prefetch, 3, PARAMS("tensor", "var", "offset"),
+     "prefetch(tensor, axis, offset): each iteration of axis prefetches what iteration "
+     "axis + offset reads of tensor"},
     {"tensorize", st_tensorize, 2, PARAMS("var", "tensor_intrin"),
      "tensorize(axis, intrin): the loops from axis inwards as a tensor intrinsic"},
     {0},

@@ -12,7 +12,8 @@
  *   a branch of if_then_else is checked only when the branch is taken (the check becomes
  *   `!cond || inside`, the lets around it kept); both values of a select are read, and both
  *   are checked. A ramp index is checked at its two ends, a broadcast at its value; a buffer
- *   seen through another element type, or with strides, is not checked. A failing assert
+ *   seen through another element type, or with strides, is not checked, nor is the element
+ *   whose address is taken (@tir.address_of: a prefetch past the end is harmless). A failing assert
  *   makes the kernel return its message, which the module call raises as RuntimeError.
  * Why here: after tir.StorageRewrite, so that a size is that of the storage really allocated,
  *   and after tir.UnrollLoop, so that each copy is checked; before tir.VectorizeLoop, while
@@ -189,6 +190,10 @@ static void collect_expr(IrVisitor *v, const Expr *ce) {
     in->nlets--;
     return;
   }
+  /* an address taken (a prefetch's) reads nothing there: only its index's loads are checked */
+  if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.address_of") == 0 && e->u.call.n == 1 &&
+      e->u.call.args[0]->kind == EXPR_LOAD)
+    return collect(in, e->u.call.args[0]->u.load.index);
   ir_visit_children_expr(v, e); /* an index's own loads are checked first */
   if (e->kind == EXPR_LOAD) check_access(in, e->u.load.buf, e->u.load.index, false);
 }

@@ -71,6 +71,8 @@ Stmt *pass_check_bounds(Stmt *s, PassCtx *ctx);
 Stmt *pass_storage_flatten(Stmt *s, PassCtx *ctx);
 /* tir.InjectVirtualThread (inject_virtual_thread.c) */
 Stmt *pass_inject_virtual_thread(Stmt *s, PassCtx *ctx);
+/* tir.InjectPrefetch (inject_prefetch.c) */
+Stmt *pass_inject_prefetch(Stmt *s, PassCtx *ctx);
 /* tir.InjectDoubleBuffer (inject_double_buffer.c) */
 Stmt *pass_inject_double_buffer(Stmt *s, PassCtx *ctx);
 /* tir.StorageRewrite (storage_rewrite.c) */

@@ -111,7 +111,7 @@ int sched_make_bound_check(SchedBounds *b, const LStage *ls, const PtrMap *value
 /* ---- loop nests (schedule_ops.c), shared with tensorize.c ---- */
 
 /* The wrappers around a stage's body, by loop level. */
-typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_IF } WrapKind;
+typedef enum { WRAP_FOR, WRAP_LET, WRAP_ATTR, WRAP_TENSOR_ATTR, WRAP_IF } WrapKind;
 
 typedef struct Wrap {
   WrapKind kind;
@@ -120,8 +120,9 @@ typedef struct Wrap {
   Expr *min, *extent; /* FOR; LET's value in min */
   ForKind fkind;
   IterVar *node; /* ATTR */
+  Tensor *tensor; /* TENSOR_ATTR */
   const char *key;
-  Expr *value; /* ATTR; IF's condition */
+  Expr *value; /* ATTR, TENSOR_ATTR; IF's condition */
 } Wrap;
 
 typedef struct Nest {

@@ -68,6 +68,11 @@ typedef struct IterVarAttr {
   int dim_align_factor, dim_align_offset;
   /* tensorize(): the loops from this one inwards are the intrinsic (ir/schedule/tensorize.c) */
   const TensorIntrin *tensor_intrin;
+  /* prefetch(tensor, axis, offset): inside this loop, attr [tensor] "prefetch_scope" = offset
+   * (tir.InjectPrefetch turns it into the prefetch of what iteration axis + offset reads) */
+  int nprefetch;
+  Tensor **prefetch_data;
+  Expr **prefetch_offset;
 } IterVarAttr;
 
 struct Stage {
@@ -131,6 +136,9 @@ bool sched_unroll(Stage *st, IterVar *iv);
 bool sched_bind(Stage *st, IterVar *iv, IterVar *thread);
 /* Annotates a leaf axis's loop with attr "pragma_KEY" = value (NULL: 1). */
 bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value);
+/* prefetch(tensor, axis, offset): at each iteration of leaf iv, the part of tensor (which st's
+ * op reads) that iteration iv + offset reads is prefetched (offset an integer expression). */
+bool sched_prefetch(Stage *st, Tensor *tensor, IterVar *iv, Expr *offset);
 /* tensorize(axis, intrin): the loop over leaf iv and the loops inside it become intrin's
  * statements. The loops are matched against intrin's op when the schedule is lowered
  * (tensorize.c), where a mismatch is a user error of the lowering. */

@@ -460,6 +460,36 @@ bool sched_pragma(Stage *st, IterVar *iv, const char *key, Expr *value) {
   return true;
 }
 
+/* TVM's Stage::prefetch, with two checks it leaves to a crash in lowering: the axis is a leaf
+ * of the stage and the stage's op reads the tensor, itself or, when a cache or rfactor
+ * rewrote its stage since, what its stage computes now (lowering names both the same). */
+bool sched_prefetch(Stage *st, Tensor *tensor, IterVar *iv, Expr *offset) {
+  if (leaf_pos(st, iv, "prefetch") < 0) return false;
+  const Stage *ps = sched_stage(st->sched, tensor->op);
+  const Tensor *now = ps && tensor->value_index < ps->op->noutputs
+                          ? ps->op->outputs[tensor->value_index] : tensor;
+  bool read = false;
+  for (int i = 0; i < st->op->ninputs && !read; i++)
+    read = st->op->inputs[i] == tensor || st->op->inputs[i] == now;
+  if (!read)
+    return sched_fail(st->sched, "cannot prefetch %s at axis %s of stage %s: stage %s does not "
+                      "read %s", tensor->name, nm(iv), st->op->name, st->op->name, tensor->name);
+  if (!dt_is_int(offset->dtype) || offset->dtype.lanes != 1)
+    return sched_fail(st->sched, "cannot prefetch %s at axis %s of stage %s: the offset is not "
+                      "an integer", tensor->name, nm(iv), st->op->name);
+  Arena *a = st->sched->arena;
+  IterVarAttr *at = attr_of(st, iv);
+  int n = at->nprefetch;
+  at->prefetch_data = arena_realloc(a, at->prefetch_data, (size_t)n * sizeof(Tensor *),
+                                    (size_t)(n + 1) * sizeof(Tensor *));
+  at->prefetch_offset = arena_realloc(a, at->prefetch_offset, (size_t)n * sizeof(Expr *),
+                                      (size_t)(n + 1) * sizeof(Expr *));
+  at->prefetch_data[n] = tensor;
+  at->prefetch_offset[n] = offset;
+  at->nprefetch = n + 1;
+  return true;
+}
+
 /* ---- storage ---- */
 
 static bool known_scope(const char *s) {

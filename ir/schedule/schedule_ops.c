@@ -24,6 +24,8 @@ static Stmt *wrap(Arena *a, const Wrap *w, Stmt *body) {
     return ir_let_stmt(a, w->var, w->min, body);
   case WRAP_ATTR:
     return ir_attr(a, ATTR_NODE_ITERVAR, w->node, w->key, w->value, body);
+  case WRAP_TENSOR_ATTR:
+    return ir_attr(a, ATTR_NODE_TENSOR, w->tensor, w->key, w->value, body);
   case WRAP_IF:
     return ir_if(a, w->value, body, NULL);
   }
@@ -107,6 +109,19 @@ static Expr *thread_loop(Nest *n, int level, IterVar *iv, IterVar *thread, Range
   return ir_is_const_int(dom.min, 0) ? v : arith_binary(a, EXPR_ADD, v, dom.min);
 }
 
+/* prefetch(): inside the loop over iv, an attr per prefetched tensor (TVM's MakeLoopNest),
+ * for tir.InjectPrefetch. An axis without a loop has no other iteration to prefetch for: one
+ * of extent 1 (TVM stops there) or bound to a thread (TVM ignores the prefetch) gets none. */
+static void prefetches(Nest *n, int level, const IterVarAttr *at, bool has_loop) {
+  if (!at || !has_loop) return;
+  for (int k = 0; k < at->nprefetch; k++)
+    push(n, (Wrap){.kind = WRAP_TENSOR_ATTR,
+                   .level = level,
+                   .tensor = at->prefetch_data[k],
+                   .key = "prefetch_scope",
+                   .value = at->prefetch_offset[k]});
+}
+
 /* Loops for leaves [begin, nleaf) into n, their values into values (IterVar * -> Expr *),
  * then the root values. init: fresh `x.init` variables and no attach points. */
 void sched_make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init,
@@ -124,6 +139,8 @@ void sched_make_loop_nest(SchedBounds *b, const LStage *ls, int begin, bool init
     Expr *v =
         thread ? thread_loop(n, i + 1, iv, thread, dom) : serial_loop(n, i + 1, iv, at, dom, init);
     ptrmap_put(values, iv, v);
+    if (!init)
+      prefetches(n, i + 1, at, !thread && !ir_is_const_int(dom.extent, 1));
     if (!init)
       push(n, (Wrap){.kind = WRAP_ATTR,
                      .level = i + 1,

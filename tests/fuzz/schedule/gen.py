@@ -807,6 +807,21 @@ class ScheduleGen:
         self.steps.append(Step("s[%s].storage_align(%s, %d, %d)" % (st.name, a.name, f, off),
                                [], [st.name, a.name]))
 
+    def prefetch(self, st):
+        """Sometimes a prefetch of a tensor st's op reads (not one it reads only through an
+        inlined producer) at a leaf that keeps its loop (TVM stops on one without): of a stage
+        not attached (compute_at may leave an axis one long), extent not 1. Drawn from a
+        generator of its own, so that the other steps stay those drawn without it."""
+        rng = random.Random(hash(self.rng.getstate()[1]) ^ len(self.steps))  # ints: stable
+        inlined = {x for s in self.stages.values() if s.inlined for x in s.reads}
+        reads = [x for x in st.reads if x not in inlined]
+        axes = [a for a in st.leaves if a.extent is None or a.extent > 1]
+        if rng.random() >= 0.1 or st.attached is not None or not reads or not axes:
+            return
+        a, t = rng.choice(axes), rng.choice(reads)
+        self.steps.append(Step("s[%s].prefetch(%s, %s, %d)" % (
+            st.name, t, a.name, rng.choice([0, 1, 2, 5])), [], [st.name, a.name, t]))
+
     def generate(self, comp):
         r = self.rng
         self.all_tensors = comp.tensors
@@ -846,6 +861,7 @@ class ScheduleGen:
                 self.steps.append(Step("s[%s].double_buffer()" % st.name, [], [st.name]))
             if r.random() < 0.08:
                 self.pragma(st)
+            self.prefetch(st)
         return self.steps
 
 

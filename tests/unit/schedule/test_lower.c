@@ -17,9 +17,11 @@ static void record(void *user, const char *pass, const Stmt *body, bool changed,
   (*(int *)user)++;
 }
 
-/* SPEC §8's order, under TVM's names, and tes's bound check before flattening */
+/* SPEC §8's order, under TVM's names, and tes's bound check before flattening (and before
+ * tir.InjectPrefetch, whose prefetches may pass the end of a tensor) */
 static const char *const passes[] = {
-    "tes.CheckBounds",    "tir.StorageFlatten", "vta.InjectDMAIntrin", "vta.InjectSkipCopy",
+    "tes.CheckBounds",    "tir.InjectPrefetch", "tir.StorageFlatten", "vta.InjectDMAIntrin",
+    "vta.InjectSkipCopy",
     "vta.AnnotateALUCoProcScope", "tir.LiftAttrScope.coproc_uop_scope",
     "vta.LiftAllocToScopeBegin", "tir.LiftAttrScope.coproc_scope", "vta.InjectCoProcSync",
     "vta.EarlyRewrite", "tir.InjectVirtualThread",
