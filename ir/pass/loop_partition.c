@@ -3,7 +3,10 @@
  * Assumes: flat buffers; the split guards of schedule_ops are `@tir.likely(...)` calls.
  * Guarantees: a candidate is a loop (or a blockIdx thread_extent attr) whose range is not a
  *   constant (any range with the option partition_const_loop) and whose variable a `likely`
- *   condition below it reads, with no tvm_thread_allreduce in the same statement sequence.
+ *   condition below it reads, with no tvm_thread_allreduce in the same statement sequence;
+ *   and, whatever its range, a loop under a pragma_loop_partition_hint attr (the schedule's
+ *   pragma "loop_partition_hint"), for which every comparison below it counts as a condition,
+ *   as TVM's hinted loops (TVM also wants partition_const_loop for a constant hinted loop).
  *   For a candidate, each likely condition `a CMP b` (CMP one of < <= > >=) that is linear in
  *   the loop variable with a constant coefficient gives the interval of the variable where it
  *   holds for every value of the loops inside (and of threadIdx) and the interval where it
@@ -15,8 +18,9 @@
  *   more. A bound the analyzer cannot prove in order is clamped (min/max) and that part is not
  *   partitioned further. A blockIdx scope is not split into loops: its innermost thread scopes
  *   get `if (range) { guards True } else { as before }`. Last, every `likely` is dropped (its
- *   condition stays), as TVM's pass does. Options under "tir.LoopPartition":
- *   partition_const_loop, no_unroll_loop_with_extent_one (both default 0).
+ *   condition stays), and every pragma_loop_partition_hint attr, as TVM's pass does.
+ *   A condition reading a variable let-bound inside the candidate is not used. Options under
+ *   "tir.LoopPartition": partition_const_loop, no_unroll_loop_with_extent_one (both default 0).
  * Why here: at the start of TVM's phase 2, before vectorization, so that the middle part of a
  *   vector loop stays a vector loop. tvm.lower(simple_mode=True) (the default here, as in the
  *   tutorials' calls) skips it; tvm.build and tvm.lower(simple_mode=False) run it, as TVM's
@@ -54,6 +58,7 @@ typedef struct Partitioner {
   Analyzer *an;
   bool const_loops, keep_unit_loops;
   PtrMap candidates; /* Stmt * -> itself */
+  PtrMap hinted;     /* Var * -> itself: the loops under pragma_loop_partition_hint */
   VarStack hint;     /* the enclosing loops and blockIdx scopes: fixed while partitioning */
   VarStack relax;    /* the enclosing threadIdx scopes: any value of their range */
   int redo;          /* parts before or after a middle being partitioned again, nested */
@@ -85,6 +90,16 @@ static bool is_thread_extent(const Stmt *s) {
          strcmp(s->u.attr.key, "thread_extent") == 0;
 }
 
+/* The variable a pragma_loop_partition_hint attr names (s.pragma(axis, "loop_partition_hint")),
+ * or NULL when s is not one. */
+static const Var *hint_var(const Stmt *s) {
+  if (s->kind != STMT_ATTR || strcmp(s->u.attr.key, "pragma_loop_partition_hint") != 0)
+    return NULL;
+  if (s->u.attr.nkind == ATTR_NODE_ITERVAR) return ((const IterVar *)s->u.attr.node)->var;
+  if (s->u.attr.nkind == ATTR_NODE_VAR) return s->u.attr.node;
+  return NULL;
+}
+
 static bool is_block_idx(const IterVar *iv) {
   return iv->thread_tag && strncmp(iv->thread_tag, "blockIdx.", 9) == 0;
 }
@@ -104,6 +119,15 @@ static void select_over(Selector *sel, const Stmt *s, const Var *var, const Stmt
 
 static void select_stmt(IrVisitor *v, const Stmt *s) {
   Selector *sel = (Selector *)v;
+  const Var *hv = hint_var(s);
+  if (hv) ptrmap_put(&sel->p->hinted, hv, (void *)hv);
+  if (s->kind == STMT_FOR && s->u.for_.fkind != FOR_THREAD_BINDING &&
+      ptrmap_get(&sel->p->hinted, s->u.for_.var)) {
+    /* a hinted loop is a candidate whatever its range and conditions */
+    ptrmap_put(&sel->p->candidates, s, (void *)s);
+    ir_visit_children_stmt(v, s);
+    return;
+  }
   if (s->kind == STMT_FOR && s->u.for_.fkind != FOR_THREAD_BINDING) {
     int64_t c;
     if (!ir_as_int(s->u.for_.min, &c) || !ir_as_int(s->u.for_.extent, &c) ||
@@ -230,8 +254,10 @@ typedef struct Finder {
   IrVisitor v;
   Partitioner *p;
   const Var *var;
+  bool every_cond; /* a hinted loop: every comparison is a condition, not only likely ones */
   VarStack out;   /* variables fixed outside the candidate, and its own */
   VarStack relax; /* what a bound holds over */
+  VarStack lets;  /* variables let-bound inside the candidate: a bound may not name them */
   Part *parts;
   int nparts, cap;
 } Finder;
@@ -259,6 +285,8 @@ static void add_part(Finder *f, const Expr *cond, bool value, IntSet set) {
 
 static void deduce_condition(Finder *f, const Expr *cond) {
   if (!ir_expr_uses_var(cond, f->var)) return;
+  for (int i = 0; i < f->lets.n; i++)
+    if (ir_expr_uses_var(cond, f->lets.items[i].var)) return;
   Partitioner *p = f->p;
   PtrMap relax;
   ptrmap_init(&relax, p->m.arena);
@@ -288,12 +316,32 @@ static void find_stmt(IrVisitor *v, const Stmt *s) {
     f->relax.n--;
     return;
   }
+  if (s->kind == STMT_LET) {
+    ir_visit_expr(v, s->u.let.value);
+    push_var(f->p->m.arena, &f->lets, s->u.let.var, (IntSet){NULL, NULL});
+    ir_visit_stmt(v, s->u.let.body);
+    f->lets.n--;
+    return;
+  }
   ir_visit_children_stmt(v, s);
 }
 
 static void find_expr(IrVisitor *v, const Expr *e) {
   if (e->kind == EXPR_CALL && strcmp(e->u.call.op, "tir.likely") == 0 && e->u.call.n == 1) {
     deduce_condition((Finder *)v, e->u.call.args[0]);
+    return;
+  }
+  Finder *f = (Finder *)v;
+  if (e->kind == EXPR_LET) {
+    ir_visit_expr(v, e->u.let.value);
+    push_var(f->p->m.arena, &f->lets, e->u.let.var, (IntSet){NULL, NULL});
+    ir_visit_expr(v, e->u.let.body);
+    f->lets.n--;
+    return;
+  }
+  if (f->every_cond && (e->kind == EXPR_LT || e->kind == EXPR_LE ||
+                                    e->kind == EXPR_GT || e->kind == EXPR_GE)) {
+    deduce_condition(f, e);
     return;
   }
   ir_visit_children_expr(v, e);
@@ -413,7 +461,8 @@ static bool middle_of(Partitioner *p, Part *parts, int n, Expr *min, Expr *max, 
 static Stmt *try_partition(Partitioner *p, Stmt *stmt, const Var *var, Expr *min, Expr *max,
                            Stmt *body, bool thread) {
   Arena *a = p->m.arena;
-  Finder f = {.v = {find_expr, find_stmt}, .p = p, .var = var};
+  Finder f = {.v = {find_expr, find_stmt}, .p = p, .var = var,
+              .every_cond = ptrmap_get(&p->hinted, var) != NULL};
   for (int i = 0; i < p->hint.n; i++) push_var(a, &f.out, p->hint.items[i].var, p->hint.items[i].set);
   for (int i = 0; i < p->relax.n; i++) {
     push_var(a, &f.out, p->relax.items[i].var, p->relax.items[i].set);
@@ -560,12 +609,18 @@ static Expr *drop_likely(IrMutator *m, Expr *e) {
   return ir_mutate_children_expr(m, e);
 }
 
+static Stmt *drop_hint(IrMutator *m, Stmt *s) {
+  if (hint_var(s)) return ir_mutate_stmt(m, s->u.attr.body);
+  return ir_mutate_children_stmt(m, s);
+}
+
 Stmt *pass_loop_partition(Stmt *s, PassCtx *ctx) {
   Partitioner p = {.m = {ctx->arena, NULL, partition_stmt}, .an = arith_new(ctx->arena)};
   p.const_loops = pass_option(ctx, "tir.LoopPartition", "partition_const_loop", 0) != 0;
   p.keep_unit_loops =
       pass_option(ctx, "tir.LoopPartition", "no_unroll_loop_with_extent_one", 0) != 0;
   ptrmap_init(&p.candidates, ctx->arena);
+  ptrmap_init(&p.hinted, ctx->arena);
   /* an argument's shape variable is a size: what the bounds of the parts may assume */
   for (int i = 0; i < ctx->nbinds; i++) {
     const Buffer *b = ctx->bind_buffers[i];
@@ -575,6 +630,6 @@ Stmt *pass_loop_partition(Stmt *s, PassCtx *ctx) {
   }
   Stmt *r = visit_and_mutate(&p, s);
   arith_free(p.an);
-  IrMutator drop = {ctx->arena, drop_likely, NULL};
+  IrMutator drop = {ctx->arena, drop_likely, drop_hint};
   return ir_mutate_stmt(&drop, r);
 }

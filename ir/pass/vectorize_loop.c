@@ -17,7 +17,9 @@
  *   be vector code, because its condition, loop bounds or allocation size differ across lanes,
  *   or a call that is not elementwise, a ramp or broadcast of a vector, a vector-typed buffer
  *   or a tensor access gets a lane index is, as in TVM, run as `for (x.s, 0, L)` over its
- *   scalar form (with the lets it reads bound again inside). So is a store whose value varies
+ *   scalar form (with the lets it reads bound again inside); but an if_then_else whose
+ *   condition differs across lanes, with branches safe to compute in any lane (maskable), stays
+ *   vector code: the code generators evaluate each branch in its own lanes only. So is a store whose value varies
  *   across lanes but whose address does not: TVM would store a vector to broadcast(address),
  *   which loses all but one lane's update. A vectorized loop of extent 1 is its body at
  *   x = min; one of a non-constant extent, one nested in another, and every one when PassCtx
@@ -185,13 +187,52 @@ static bool elementwise(const char *op) {
   return false;
 }
 
-/* if_then_else(c, t, f) with c the same in every lane: t and f widen; a c that differs
- * across lanes cannot (one branch is not evaluated). */
+/* Whether an expression may be evaluated in lanes its if_then_else does not take, its loads
+ * masked off there: no integer division or modulo but by a constant other than 0 (a lane's
+ * divisor may be 0 there) and no call other than the elementwise intrinsics and
+ * if_then_else. */
+typedef struct Maskable {
+  IrVisitor v;
+  bool ok;
+} Maskable;
+
+static void maskable_expr(IrVisitor *v, const Expr *e) {
+  Maskable *m = (Maskable *)v;
+  if (!m->ok) return;
+  int64_t d;
+  bool int_div = (e->kind == EXPR_DIV || e->kind == EXPR_MOD || e->kind == EXPR_FLOORDIV ||
+                  e->kind == EXPR_FLOORMOD) && !dt_is_float(e->dtype) &&
+                 !(ir_as_int(e->u.bin.b, &d) && d != 0);
+  bool call = e->kind == EXPR_CALL && !(strncmp(e->u.call.op, "tir.", 4) == 0 &&
+                                        (elementwise(e->u.call.op) ||
+                                         strcmp(e->u.call.op, "tir.if_then_else") == 0));
+  if (int_div || call || e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_REDUCE) {
+    m->ok = false;
+    return;
+  }
+  ir_visit_children_expr(v, e);
+}
+
+static bool maskable(const Expr *e) {
+  Maskable m = {{maskable_expr, NULL}, true};
+  ir_visit_expr(&m.v, e);
+  return m.ok;
+}
+
+/* if_then_else(c, t, f) with c the same in every lane: t and f widen. A c that differs across
+ * lanes widens too when t and f are maskable (the code generators evaluate each branch only
+ * in its own lanes: masked loads, or lane by lane); else the statement runs lane by lane. */
 static Expr *vec_if_then_else(Vectorizer *v, Expr *e) {
   Expr *c = vec(v, e->u.call.args[0]);
   if (lanes_of(c) > 1) {
-    v->scalarize = true;
-    return e;
+    if (!maskable(e->u.call.args[1]) || !maskable(e->u.call.args[2])) {
+      v->scalarize = true;
+      return e;
+    }
+    Expr *xs[3] = {c, vec(v, e->u.call.args[1]), vec(v, e->u.call.args[2])};
+    int l;
+    if (!widen_all(v, 3, xs, &l)) return e;
+    return ir_call(v->m.arena, dt_with_lanes(e->dtype, l), e->u.call.op, e->u.call.ckind, 3, xs);
   }
   Expr *xs[3] = {c, vec(v, e->u.call.args[1]), vec(v, e->u.call.args[2])};
   int l;

@@ -771,10 +771,15 @@ class ScheduleGen:
         return st
 
     def pragma(self, st):
-        """An unrolling pragma on a loop (what tir.UnrollLoop reads)."""
+        """An unrolling pragma on a loop (what tir.UnrollLoop reads), or loop_partition_hint
+        (tir.LoopPartition splits that loop on every comparison below it)."""
         a = self.rng.choice(st.leaves)
         if self.rng.random() < 0.5:
             key, val = "auto_unroll_max_step", self.rng.choice([0, 4, 16, 512])
+            if val == 0:
+                # a step limit of 0 unrolls nothing: that draw tests the partition hint instead
+                # (no draw added, so every seed's other steps stay what they were)
+                key, val = "loop_partition_hint", 1
         else:
             key, val = "unroll_explicit", self.rng.choice([True, False])
         self.steps.append(Step("s[%s].pragma(%s, %r, %r)" % (st.name, a.name, key, val), [],

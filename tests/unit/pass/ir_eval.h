@@ -29,6 +29,10 @@ typedef struct EvalBuf {
 
 typedef struct Eval {
   bool ok;
+  /* under a branch of a vector if_then_else: the lanes (bits) that do not take it, whose loads
+   * are not made (the back ends mask them), of mlanes; 0 outside one */
+  uint64_t off;
+  int mlanes;
   int nbuf, nvar;
   EvalBuf bufs[EVAL_MAX];
   const Var *vars[EVAL_MAX];
@@ -116,8 +120,10 @@ static EvalVal eval_load(Eval *ev, const Expr *e) {
   EvalVal idx = eval_expr(ev, e->u.load.index), r = {idx.lanes, {0}};
   EvalVal pred = e->u.load.predicate ? eval_expr(ev, e->u.load.predicate) : eval_scalar(1);
   EvalBuf *b = eval_buffer(ev, e->u.load.buf->data);
+  uint64_t all = ev->mlanes >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ev->mlanes) - 1;
+  if (ev->off && idx.lanes == 1 && (ev->off & all) == all) return r; /* no lane reads it */
   for (int i = 0; b && i < idx.lanes; i++) {
-    if (!lane(&pred, i)) continue;
+    if (!lane(&pred, i) || (idx.lanes == ev->mlanes && (ev->off >> i & 1))) continue;
     if (idx.v[i] < 0 || idx.v[i] >= b->n) {
       ev->ok = false;
       return r;
@@ -133,6 +139,20 @@ static EvalVal eval_call(Eval *ev, const Expr *e) {
   if (strcmp(op, "tir.if_then_else") == 0) {
     EvalVal c = eval_expr(ev, e->u.call.args[0]);
     if (c.lanes == 1) return eval_expr(ev, e->u.call.args[c.v[0] ? 1 : 2]);
+    /* each branch in its own lanes: the others' loads masked off */
+    uint64_t off = ev->off, taken = 0;
+    int mlanes = ev->mlanes;
+    for (int i = 0; i < c.lanes; i++) taken |= (uint64_t)(c.v[i] != 0) << i;
+    ev->mlanes = c.lanes;
+    ev->off = (mlanes == c.lanes ? off : 0) | ~taken;
+    EvalVal t = eval_expr(ev, e->u.call.args[1]);
+    ev->off = (mlanes == c.lanes ? off : 0) | taken;
+    EvalVal f = eval_expr(ev, e->u.call.args[2]);
+    ev->off = off;
+    ev->mlanes = mlanes;
+    EvalVal r = {c.lanes, {0}};
+    for (int i = 0; i < c.lanes; i++) r.v[i] = c.v[i] ? lane(&t, i) : lane(&f, i);
+    return r;
   }
   ev->ok = false;
   return eval_scalar(0);

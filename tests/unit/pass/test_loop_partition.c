@@ -168,6 +168,27 @@ static void test_loop_partition_unchanged(void) {
   CHECK(strstr(ps(partition(ir_seq(&A, 2, v))), "for (ii: int32, 0, min(5, m)) {\n") != NULL);
 }
 
+/* pragma_loop_partition_hint: a constant loop splits on a plain (not likely) guard, the
+ * attr goes; a guard on a variable let-bound inside the loop is not used */
+static void test_loop_partition_hint(void) {
+  Stmt *st = ir_store(&A, buf_b, add(index4(), I(1)), index4(), NULL);
+  Stmt *s = loop(io, I(4), loop(ii, I(4), ir_if(&A, cmp(EXPR_LT, index4(), I(15)), st, NULL)));
+  Stmt *h = ir_attr(&A, ATTR_NODE_VAR, io, "pragma_loop_partition_hint", I(1), s);
+  Stmt *p = partition(h);
+  CHECK(strstr(ps(p), "pragma") == NULL);
+  CHECK(strstr(ps(p), "for (io: int32, 0, 3) {\n  for (ii: int32, 0, 4) {\n    if True {\n") != NULL);
+  check_same(s, p);
+  /* without the hint: unchanged */
+  CHECK(partition(s) == s);
+  /* let t = io*4 + ii in if (t < 15): not split */
+  Var *t = var("t");
+  Stmt *l = loop(io, I(4), loop(ii, I(4), ir_let_stmt(&A, t, index4(),
+                                                      ir_if(&A, cmp(EXPR_LT, V(t), I(15)), st, NULL))));
+  Stmt *q = partition(ir_attr(&A, ATTR_NODE_VAR, io, "pragma_loop_partition_hint", I(1), l));
+  CHECK(strstr(ps(q), "for (io: int32, 0, 4) {\n") != NULL);
+  check_same(l, q);
+}
+
 int main(void) {
   arena_init(&A);
   m = var("m");
@@ -183,6 +204,7 @@ int main(void) {
   test_loop_partition_lower_bound();
   test_loop_partition_thread();
   test_loop_partition_unchanged();
+  test_loop_partition_hint();
   sb_free(&sb);
   arena_free(&A);
   return finish();

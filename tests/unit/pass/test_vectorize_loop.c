@@ -85,13 +85,24 @@ static void test_vectorize_loop_scalarize(void) {
              "  B[x.s] = @tir.myfunc(x.s, dtype=float32)\n"
              "}\n"
              "A[ramp(0, 1, 4)] = broadcast(0f32, 4)\n");
-  /* if_then_else whose condition differs across lanes; one that does not widens */
-  Expr *args[3] = {lt(V(x), I(2)), F(1), F(2)};
+  /* if_then_else whose condition differs across lanes: vector code when its branches may be
+   * computed in every lane (the back ends mask the loads of the lanes that do not take a
+   * branch), lane by lane when one divides integers or calls something not elementwise; one
+   * whose condition does not differ widens */
+  Expr *args[3] = {lt(V(x), I(2)), load(buf_a, V(x)), F(2)};
   Expr *ite = ir_call(&A, DT_F32, "tir.if_then_else", CALL_PURE, 3, args);
   CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), store(buf_b, V(x), ite)))),
-             "for (x.s: int32, 0, 4) {\n"
-             "  B[x.s] = @tir.if_then_else((x.s < 2), 1f32, 2f32, dtype=float32)\n"
-             "}\n");
+             "B[ramp(0, 1, 4)] = @tir.if_then_else((ramp(0, 1, 4) < broadcast(2, 4)), "
+             "A[ramp(0, 1, 4)], broadcast(2f32, 4), dtype=float32x4)\n");
+  Expr *q = ir_binary(&A, EXPR_FLOORDIV, I(12), add(V(x), I(1)));
+  Expr *args_div[3] = {lt(V(x), I(2)), q, I(0)};
+  Expr *ite_div = ir_call(&A, DT_I32, "tir.if_then_else", CALL_PURE, 3, args_div);
+  CHECK(strstr(ps(vectorize(vloop(x, I(0), I(4), store(buf_c, V(x), ite_div)))),
+               "for (x.s: int32, 0, 4) {\n") != NULL);
+  Expr *args_call[3] = {lt(V(x), I(2)), pure, F(2)};
+  Expr *ite_call = ir_call(&A, DT_F32, "tir.if_then_else", CALL_PURE, 3, args_call);
+  CHECK(strstr(ps(vectorize(vloop(x, I(0), I(4), store(buf_b, V(x), ite_call)))),
+               "for (x.s: int32, 0, 4) {\n") != NULL);
   Expr *args2[3] = {lt(V(n), I(2)), load(buf_a, V(x)), F(2)};
   Expr *ite2 = ir_call(&A, DT_F32, "tir.if_then_else", CALL_PURE, 3, args2);
   CHECK_TEXT(ps(vectorize(vloop(x, I(0), I(4), store(buf_b, V(x), ite2)))),
