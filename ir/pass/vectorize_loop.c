@@ -191,14 +191,8 @@ static bool elementwise(const char *op) {
  * masked off there: no integer division or modulo but by a constant other than 0 (a lane's
  * divisor may be 0 there) and no call other than the elementwise intrinsics and
  * if_then_else. */
-typedef struct Maskable {
-  IrVisitor v;
-  bool ok;
-} Maskable;
-
-static void maskable_expr(IrVisitor *v, const Expr *e) {
-  Maskable *m = (Maskable *)v;
-  if (!m->ok) return;
+static bool unmaskable(const Expr *e, const void *ctx) {
+  (void)ctx;
   int64_t d;
   bool int_div = (e->kind == EXPR_DIV || e->kind == EXPR_MOD || e->kind == EXPR_FLOORDIV ||
                   e->kind == EXPR_FLOORMOD) && !dt_is_float(e->dtype) &&
@@ -206,18 +200,10 @@ static void maskable_expr(IrVisitor *v, const Expr *e) {
   bool call = e->kind == EXPR_CALL && !(strncmp(e->u.call.op, "tir.", 4) == 0 &&
                                         (elementwise(e->u.call.op) ||
                                          strcmp(e->u.call.op, "tir.if_then_else") == 0));
-  if (int_div || call || e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_REDUCE) {
-    m->ok = false;
-    return;
-  }
-  ir_visit_children_expr(v, e);
+  return int_div || call || e->kind == EXPR_PRODUCER_LOAD || e->kind == EXPR_REDUCE;
 }
 
-static bool maskable(const Expr *e) {
-  Maskable m = {{maskable_expr, NULL}, true};
-  ir_visit_expr(&m.v, e);
-  return m.ok;
-}
+static bool maskable(const Expr *e) { return !ir_expr_any(e, unmaskable, NULL); }
 
 /* if_then_else(c, t, f) with c the same in every lane: t and f widen. A c that differs across
  * lanes widens too when t and f are maskable (the code generators evaluate each branch only
