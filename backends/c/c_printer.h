@@ -42,6 +42,10 @@ struct CPrinter {
   int nnames;
   CVecLet *lets;
   int nlets;
+  /* The variables declared so far (allocations, scalar lets): one declared again, in a copy
+   * of a subtree lowering made (a loop partition's parts), goes in a block of its own. */
+  const Var **declared;
+  int ndeclared;
   int nasserts;
   /* Inside a parallel loop that checks (an allocation, an assert), a failure is stored in
    * this status variable rather than returned: OpenMP forbids leaving the loop's block. 0: not

@@ -431,7 +431,28 @@ static void store(CPrinter *p, const Stmt *s) {
   }
 }
 
+/* Opens a block when v was declared before in this function (C forbids declaring one name
+ * twice in a scope; in a block the second declaration shadows the first); true if it did. */
+static bool declare(CPrinter *p, const Var *v) {
+  for (int i = 0; i < p->ndeclared; i++)
+    if (p->declared[i] == v) {
+      cp_line(p, "{\n");
+      p->indent++;
+      return true;
+    }
+  p->declared = xrealloc(p->declared, (size_t)(p->ndeclared + 1) * sizeof *p->declared);
+  p->declared[p->ndeclared++] = v;
+  return false;
+}
+
+static void end_declared(CPrinter *p, bool block) {
+  if (!block) return;
+  p->indent--;
+  cp_line(p, "}\n");
+}
+
 static void allocate(CPrinter *p, const Stmt *s) {
+  bool block = declare(p, s->u.alloc.buffer_var);
   const char *name = cp_name_of(p, s->u.alloc.buffer_var), *t = cp_type(p, dt_element(s->u.alloc.dtype));
   cp_line(p, "%s *%s = (%s *)aligned_alloc(64, (((size_t)%d * sizeof(%s)", t, name, t,
        s->u.alloc.dtype.lanes, t);
@@ -445,6 +466,7 @@ static void allocate(CPrinter *p, const Stmt *s) {
   fail_begin(p, -1);
   fail_guarded(p, s->u.alloc.body);
   cp_line(p, "free(%s);\n", name);
+  end_declared(p, block);
 }
 
 static void let_stmt(CPrinter *p, const Stmt *s) {
@@ -455,10 +477,12 @@ static void let_stmt(CPrinter *p, const Stmt *s) {
     p->nlets--;
     return;
   }
+  bool block = declare(p, s->u.let.var);
   cp_line(p, "%s %s = ", cp_type(p, v->dtype), cp_name_of(p, s->u.let.var));
   expr(p, v, false);
   cp_put(p, ";\n");
   stmt(p, s->u.let.body);
+  end_declared(p, block);
 }
 
 static void if_stmt(CPrinter *p, const Stmt *s) {
@@ -533,6 +557,7 @@ void cp_free(CPrinter *p) {
   for (int i = 0; i < p->nnames; i++) free(p->names[i].name);
   free(p->names);
   free(p->lets);
+  free(p->declared);
 }
 
 /* ---- the function ---- */

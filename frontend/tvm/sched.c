@@ -632,7 +632,15 @@ static Tensor **tensor_args(Interp *I, Arena *a, Value *v, int *n) {
                         val_type_name(v));
   *n = (int)VAL_SEQ_N(v);
   Tensor **ts = arena_alloc(a, (size_t)(*n + 1) * sizeof *ts);
-  for (int i = 0; i < *n; i++) ts[i] = bi_te_tensor_of(VAL_SEQ_ITEM(v, i));
+  for (int i = 0; i < *n; i++) {
+    ts[i] = bi_te_tensor_of(VAL_SEQ_ITEM(v, i));
+    const Expr *e = ts[i] ? NULL : bi_te_expr_of(VAL_SEQ_ITEM(v, i));
+    if (e && e->kind == EXPR_VAR) /* TVM makes it a scalar parameter of the function */
+      return BI_TE_RAISE(I, EXC_LowerError,
+                         "not supported yet: a te.var (%s) as an argument: tes binds each var "
+                         "from the shape of a tensor argument",
+                         e->u.var->name);
+  }
   return ts;
 }
 

@@ -201,7 +201,9 @@ static bool deduce(Partitioner *p, const Var *var, const Expr *cond, const PtrMa
   if (k != EXPR_LT && k != EXPR_LE && k != EXPR_GT && k != EXPR_GE) return false;
   Expr *a = cond->u.bin.a, *b = cond->u.bin.b;
   DType t = a->dtype;
-  if (!dt_is_int(t) || t.lanes != 1 || t.code != DT_INT) return false;
+  /* (a comparison of another integer type than var's, e.g. of int64 data a where= reads: the
+   * linear form below would mix the two types; fuzzer seed 446) */
+  if (!dt_is_int(t) || t.lanes != 1 || t.code != DT_INT || !dt_eq(t, var->dtype)) return false;
   Arena *ar = p->m.arena;
   Expr *e = bin(p, EXPR_SUB, a, b);
   VarMap at0 = {var, cst(p, t, 0)}, at1 = {var, cst(p, t, 1)};

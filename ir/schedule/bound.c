@@ -82,6 +82,23 @@ typedef struct ReadCollect {
   const PtrMap *sets;
 } ReadCollect;
 
+/* A read's range of dimension d of t, or t's whole extent there where that provably lies
+ * inside it (TVM's ComputeOp PropBoundToInputs prefers the shape when it is tighter: a
+ * padding stage reads [-1, n] under its guard, and its producer computes [0, n - 1]). */
+static IntSet clip_to_shape(Analyzer *an, IntSet s, const Tensor *t, int d) {
+  Expr *ext = t->shape[d];
+  if ((s.min && s.min->dtype.bits != ext->dtype.bits) ||
+      (s.max && s.max->dtype.bits != ext->dtype.bits))
+    return s;
+  Arena *a = arith_arena(an);
+  Expr *zero = arith_const(a, ext->dtype, 0);
+  Expr *last = arith_simplify(an, arith_binary(a, EXPR_SUB, ext, arith_const(a, ext->dtype, 1)));
+  if ((!s.min || arith_can_prove(an, arith_binary(a, EXPR_GE, zero, s.min))) &&
+      (!s.max || arith_can_prove(an, arith_binary(a, EXPR_LE, last, s.max))))
+    return (IntSet){zero, last};
+  return s;
+}
+
 static void collect_read(IrVisitor *v, const Expr *e) {
   ReadCollect *rc = (ReadCollect *)v;
   ir_visit_children_expr(v, e);
@@ -89,7 +106,8 @@ static void collect_read(IrVisitor *v, const Expr *e) {
   Region *rg = rc->region;
   int base = e->u.pload.tensor->value_index * rg->ndim;
   for (int d = 0; d < rg->ndim && d < e->u.pload.n; d++) {
-    IntSet s = sched_relax_set(rc->fold, e->u.pload.indices[d], rc->sets);
+    IntSet s = clip_to_shape(rc->fold, sched_relax_set(rc->fold, e->u.pload.indices[d], rc->sets),
+                             e->u.pload.tensor, d);
     rg->dims[base + d] = rg->seen[base + d] ? sched_set_union(rc->fold, rg->dims[base + d], s) : s;
     rg->seen[base + d] = true;
   }

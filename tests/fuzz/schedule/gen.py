@@ -159,7 +159,8 @@ class ComputeGen:
                         ("te.if_then_else(tvm.tir.any(%s < -1, %s > 2), %s * 2, %s)",
                          b * 2, 1)]
             if dt in ("int32", "int64"):  # a te.var divisor (int32; int64 promotes it)
-                for v, val in self.vars:
+                # of t's shape, which an argument binds (seed 17589: one no argument bound)
+                for v, val in [x for x in self.vars if any(d.expr == x[0] for d in t.shape)]:
                     ops += [("te.floordiv(%s, " + v + ")", b, 1),
                             ("te.floormod(%s, " + v + ")", val, 1),
                             ("tvm.tir.truncdiv(%s, " + v + ")", b, 1),
@@ -289,9 +290,9 @@ class ComputeGen:
         cast, dt = self._acc(x.dtype, x.bound, terms)
         return None if cast is None else (cast, dt, x.bound * terms)
 
-    def _where(self, x, xe, k, red, lead):
-        """A where= condition for a reduction over k, or ''. A max or min keeps k == 0 (so no
-        output is the identity alone)."""
+    def _where(self, x, xe, k, red, lead, lo=0):
+        """A where= condition for a reduction over k (from lo), or ''. A max or min keeps
+        k == lo (so no output is the identity alone)."""
         r = self.rng
         if r.random() < 0.7:
             return ""
@@ -301,8 +302,9 @@ class ComputeGen:
                           "%s < %s + 2" % (k, lead) if lead else "%s > 0" % k,
                           "tvm.tir.all(%s >= 1, %s != %s)" % (k, xe, zero)])
         else:
-            c = r.choice(["tvm.tir.any(%s == 0, %s > %s)" % (k, xe, zero),
-                          "%s <= %s" % (k, lead) if lead else "%s < 2" % k])
+            lo_s = " + %d" % lo if lo else ""
+            c = r.choice(["tvm.tir.any(%s == %d, %s > %s)" % (k, lo, xe, zero),
+                          "%s <= %s%s" % (k, lead, lo_s) if lead else "%s < %d" % (k, lo + 2)])
         return ", where=%s" % c
 
     def row_reduce(self):
@@ -313,14 +315,17 @@ class ComputeGen:
         r = len(x.shape)
         k = "k%s" % n
         red = self.rng.choice(["te.sum", "te.sum", "te.max", "te.min"])
-        decl = "%s = te.reduce_axis((0, %s), name=%r)" % (k, x.shape[-1].expr, k)
+        # sometimes over a part of the row that starts past 0
+        ext = x.shape[-1].const()
+        lo = self.rng.choice([1, 2]) if ext and ext >= 3 and self.rng.random() < 0.25 else 0
+        decl = "%s = te.reduce_axis((%d, %s), name=%r)" % (k, lo, x.shape[-1].expr, k)
         idx = list(IDX[:r - 1]) + [k]
         xe = _at(x, idx)
         acc = self._reduce_acc(x, red, x.shape[-1].val)
         if acc is None:
             return None
         cast, dt, bound = acc
-        where = self._where(x, xe, k, red, IDX[0] if r > 1 else None)
+        where = self._where(x, xe, k, red, IDX[0] if r > 1 else None, lo)
         src = "te.compute((%s,), %s %s(%s%s, axis=%s%s), name=%r)" % (
             self._shape(x.shape[:-1]), _lam(r - 1), red, xe, cast, k, where, n)
         exact = x.exact and (red != "te.sum" or not _is_float(dt))
@@ -373,6 +378,41 @@ class ComputeGen:
         src = "te.compute((%s,), %s %s_v[%s] + %s[%s].astype(%r), name=%r)" % (
             self._shape(x.shape[:-1]), _lam(r - 1), n, idx, n, idx, x.dtype, c)
         return self.add(c, x.shape[:-1], src, [t], bound=b, exact=x.exact)
+
+    def tuple_compute(self):
+        """A two-output te.compute (the lambda returns a tuple of two expressions of one
+        tensor) and a stage combining both outputs; the op is inlined nowhere (TVM inlines
+        one-output ops only)."""
+        x = self.pick()
+        r = len(x.shape)
+        e = _at(x, IDX[:r])
+        (b0, bd0, ex0), (b1, bd1, ex1) = self.unary(e, x), self.unary(e, x)
+        if bd0 + bd1 > LIMIT[x.dtype]:
+            return None
+        n = self.new_name()
+        src = "te.compute((%s,), %s (%s, %s), name=%r)" % (self._shape(x.shape), _lam(r), b0,
+                                                            b1, n)
+        t = self.add(n, x.shape, src, [x], bound=max(bd0, bd1), exact=ex0 and ex1)
+        t.multi = True
+        t.inlinable = False
+        t.lhs = "%s, %s_v" % (n, n)
+        c = self.new_name()
+        idx = ", ".join(IDX[:r])
+        op = "-" if not x.dtype.startswith("u") and self.rng.random() < 0.5 else "+"
+        src = "te.compute((%s,), %s %s[%s] %s %s_v[%s], name=%r)" % (
+            self._shape(x.shape), _lam(r), n, idx, op, n, idx, c)
+        return self.add(c, x.shape, src, [t], bound=bd0 + bd1, exact=ex0 and ex1)
+
+    def flip(self):
+        """A read of the last axis backwards (a negative stride where it is vectorized)."""
+        x = self.pick()
+        r = len(x.shape)
+        idx = list(IDX[:r])
+        idx[-1] = "%s - 1 - %s" % (x.shape[-1].expr, idx[-1])
+        n = self.new_name()
+        src = "te.compute((%s,), %s %s, name=%r)" % (self._shape(x.shape), _lam(r),
+                                                      _at(x, idx), n)
+        return self.add(n, x.shape, src, [x], bound=x.bound, exact=x.exact)
 
     def matmul(self):
         x = self.pick(lambda t: len(t.shape) == 2)
@@ -435,8 +475,9 @@ class ComputeGen:
         rank = r.choice([1, 2, 2, 2, 3])
         self.placeholder([self.dim() for _ in range(rank)])
         kinds = [self.elementwise, self.binary, self.transpose, self.row_reduce, self.matmul,
-                 self.conv, self.cast, self.reduce2, self.argmax]
-        weights = [3, 3, 1, 3, 2, 2, 1.5, 1, 0.7]
+                 self.conv, self.cast, self.reduce2, self.argmax, self.tuple_compute,
+                 self.flip]
+        weights = [3, 3, 1, 3, 2, 2, 1.5, 1, 0.7, 0.7, 0.7]
         want = r.randint(1, 4)
         tries = 0
         while self.nstage < want and tries < 50:
@@ -473,6 +514,7 @@ class Axis:
     def __init__(self, name, reduce, extent):
         self.name, self.reduce, self.extent = name, reduce, extent  # extent: int or None
         self.annot = None
+        self.lo = 0  # where a reduce axis of the compute starts
 
 
 class StageModel:
@@ -497,6 +539,7 @@ class ScheduleGen:
         self.naxis = 0
         self.stages = {}
         reachable = _reachable(outs)
+        self.reach, self.outs = reachable, outs
         for t in comp.tensors:
             if t.placeholder or t not in reachable:
                 continue
@@ -515,8 +558,9 @@ class ScheduleGen:
             decl = t.src[0]
             red = [a for a in st.leaves if a.reduce]
             for a, line in zip(red, decl.split("\n")):
-                e = line.split("(0, ")[1].split(")")[0]
-                a.extent = int(e) if e.isdigit() else None
+                lo, e = line.split("((")[1].split(")")[0].split(", ")
+                a.extent = int(e) - int(lo) if e.isdigit() else None
+                a.lo = int(lo)
 
     # Naming axes -------------------------------------------------------------------------------
     def fresh(self):
@@ -547,7 +591,10 @@ class ScheduleGen:
     def cache_write(self, st):
         cname = st.name + "_c"
         scope = self.rng.choice(["local", "global"])
-        self.steps.append(Step("%s = s.cache_write(%s, %r)" % (cname, st.name, scope),
+        # of a two-output op, a list of both outputs (and a list of their caches back)
+        what, first = (st.name, "") if not st.tensor.multi else (
+            "[%s]" % st.tensor.lhs, "[0]")
+        self.steps.append(Step("%s = s.cache_write(%s, %r)%s" % (cname, what, scope, first),
                                [cname], [st.name]))
         # The cache stage computes (keeps the reduction); st becomes a copy of it.
         cache = StageModel(cname, st.tensor, st.leaves, st.reads)
@@ -585,7 +632,18 @@ class ScheduleGen:
         k = self.rng.choice(red)
         uses = [st.name, k.name]
         target = k
-        if self.rng.random() < 0.7:
+        # (TVM factors a domain from 0 only: that of a split's parts)
+        split = self.rng.random() < 0.7 or k.lo
+        # rfactor puts its split's guard and the where= condition in one `&&`, both evaluated
+        # (as TVM's does): a condition reading a tensor reads past it where the guard fails
+        # (seed 10447: past an intermediate buffer, which tes's IR check reports), so such a
+        # reduction is factored unsplit, or not at all
+        src = st.tensor.src[1] if isinstance(st.tensor.src, tuple) else str(st.tensor.src)
+        if "where=" in src and "[" in src.split("where=")[1]:
+            if k.lo:
+                return None
+            split = False
+        if split:
             f = self.rng.choice([2, 3, 4, 8])
             o, i = self.fresh(), self.fresh()
             self.steps.append(Step("%s, %s = s[%s].split(%s, factor=%d)" % (o, i, st.name,
@@ -627,7 +685,11 @@ class ScheduleGen:
         a = self.rng.choice(st.leaves)
         pos = st.leaves.index(a)
         o, i = self.fresh(), self.fresh()
-        if self.rng.random() < 0.8:
+        if self.vars and self.rng.random() < 0.1:
+            # by a te.var: factor or nparts known at call time only
+            arg = "%s=%s" % (self.rng.choice(["factor", "nparts"]), self.rng.choice(self.vars)[0])
+            oe = ie = None
+        elif self.rng.random() < 0.8:
             f = self.rng.choice([1, 2, 3, 4, 4, 5, 8, 8, 16, 32])
             arg = "factor=%d" % f
             oe, ie = _ceil(a.extent, f), f
@@ -830,12 +892,16 @@ class ScheduleGen:
     def generate(self, comp):
         r = self.rng
         self.all_tensors = comp.tensors
+        # the te.vars an argument binds (a split by one of them)
+        self.vars = [v for v in comp.vars if any(
+            d.expr == v[0] for t in self.reach if t.placeholder or t in self.outs
+            for d in t.shape)]
         comp_stages = list(self.stages.values())
         # Phase 1
         for st in comp_stages:
             if st.reduce and r.random() < 0.2:
                 self.rfactor(st)
-            elif r.random() < 0.15 and not st.tensor.multi:  # (a cache of all its outputs)
+            elif r.random() < 0.15:
                 self.cache_write(st)
         for t in comp.tensors:
             if t.multi:
@@ -916,6 +982,10 @@ class Case:
         if any("rfactor(" in st.src for st in self.steps) and \
                 any("where=" in str(t.src) for t in self.comp.tensors):
             self.settings = [x for x in self.settings if "instrument_bound" not in x[1]]
+        # the "c" target too: its source compiled with gcc (run.py) on the same inputs must
+        # give what the reference gave (float16, which C has no portable type for, left out)
+        if rng.random() < 0.04 and all(t.dtype != "float16" for t in _reachable(self.outs)):
+            self.settings.append(("c", "gcc"))
 
     def args(self):
         reach = _reachable(self.outs)
@@ -938,8 +1008,11 @@ class Case:
                 lines.append("%s = %s" % (t.lhs, t.src))
         return lines
 
-    def render(self, steps=None, settings=None):
-        """The case as a TES function `case_<seed>()`: raises on a mismatch."""
+    def render(self, steps=None, settings=None, cdir=None):
+        """The case as a TES function `case_<seed>()`: raises on a mismatch. Where the
+        settings hold the "c" target and cdir is given, it also saves the scheduled program's
+        C source as cdir/case_<seed>.c and prints its inputs and the reference outputs as
+        `cdata SEED NAME DTYPE VALUES...` lines for run.py to check the C against."""
         steps = self.steps if steps is None else steps
         settings = self.settings if settings is None else settings
         args = self.args()
@@ -979,6 +1052,14 @@ class Case:
             tol = tol_f if _is_float(o.dtype) else 0
             body.append("tvm.testing.assert_allclose(%s, %s, rtol=%g, atol=%g)" % (
                 g, w, tol, tol))
+        if cdir is not None and any(k == "c" for k, _ in settings):
+            cset = [x for x in settings if x[0] not in ("target", "via")] + [("target", "c")]
+            body.extend(render_build("fc = tvm.build(s, [%s], %%r, name='cfun')" % an, cset))
+            body.append("fc.save(%r)" % ("%s/case_%d.c" % (cdir, self.seed)))
+            for name, arr in zip([t.name for t in args[:-len(self.outs)]] +
+                                 [o.name for o in self.outs], ins + wants):
+                body.append("print('cdata %d %s', %s.dtype, ' '.join(repr(v) for v in "
+                            "%s.flatten().tolist()))" % (self.seed, name, arr, arr))
         return "def case_%d():\n%s\n" % (self.seed, "\n".join("    " + l for l in body))
 
 
@@ -1006,6 +1087,8 @@ def build_settings(rng):
                         ("tir.instrument_bound_checkers", "True", 0.05)):
         if rng.random() < p:
             out.append(("config", "%r: %s" % (key, val)))
+    if rng.random() < 0.1:
+        out.append(("via", "tvm.lower"))  # tvm.build of the IRModule tvm.lower gives
     return out
 
 
@@ -1019,6 +1102,11 @@ def render_build(line, settings):
             target = text
         elif kind == "opt_level":
             ctx.append("opt_level=%s" % text)
+        elif kind == "c":  # (run.py's check, not a build setting)
+            continue
+        elif kind == "via":
+            line = line.replace("tvm.build(s, [", "tvm.build(tvm.lower(s, [").replace(
+                "], %r)", "]), target=%r)")
         else:
             cfg.append(text)
     if cfg:
@@ -1047,11 +1135,11 @@ _argmax = te.comm_reducer(_argmax_combine, _argmax_identity, name="argmax")
 """
 
 
-def render_batch(cases):
+def render_batch(cases, cdir=None):
     """A TES program running each case and printing `case SEED ok|KIND: message`."""
     out = [HEADER]
     for c in cases:
-        out.append(c.render())
+        out.append(c.render(cdir=cdir))
     for c in cases:
         out.append("try:\n    case_%d()\n    print('case %d ok')\n"
                    "except AssertionError as e:\n    print('case %d wrong')\n"

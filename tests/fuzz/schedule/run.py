@@ -23,6 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ccheck  # noqa: E402
 import gen  # noqa: E402
 
 
@@ -57,10 +58,19 @@ def death(status, err):
     return ("crash", "exit status %s: %s" % (status, tail[-1][:200] if tail else ""))
 
 
+def wants_c(settings):
+    return any(kind == "c" for kind, _ in settings)
+
+
 def run_cases(tes, cases, timeout):
-    """Runs cases in one process; reruns them one by one if it dies. {seed: (kind, msg)}."""
-    status, out, err = run_program(tes, gen.render_batch(cases), timeout * len(cases))
-    res = parse(out)
+    """Runs cases in one process; reruns them one by one if it dies. {seed: (kind, msg)}.
+    A case that passed and asks for the "c" target has its C checked too (ccheck.py)."""
+    with tempfile.TemporaryDirectory(prefix="tes-fuzz-c-") as cdir:
+        status, out, err = run_program(tes, gen.render_batch(cases, cdir), timeout * len(cases))
+        res = parse(out)
+        for c in cases:
+            if res.get(c.seed, ("",))[0] == "ok" and wants_c(c.settings):
+                res[c.seed] = ccheck.check(c, out, cdir, timeout)
     if len(res) == len(cases):
         return res
     if len(cases) == 1:
@@ -88,10 +98,13 @@ def minimize(tes, case, timeout):
     want = signature(*res)
 
     def fails(steps, settings):
-        text = gen.HEADER + case.render(steps, settings) + \
-            "case_%d()\nprint('case %d ok')\n" % (case.seed, case.seed)
-        status, out, err = run_program(tes, text, timeout)
-        got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
+        with tempfile.TemporaryDirectory(prefix="tes-fuzz-c-") as cdir:
+            text = gen.HEADER + case.render(steps, settings, cdir) + \
+                "case_%d()\nprint('case %d ok')\n" % (case.seed, case.seed)
+            status, out, err = run_program(tes, text, timeout)
+            got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
+            if got[0] == "ok" and wants_c(settings):
+                got = ccheck.check(case, out, cdir, timeout)
         return signature(*got) == want
 
     steps = list(case.steps)
@@ -189,7 +202,9 @@ def main():
             return 0
         print("# seed %d: %s %s; %d of %d steps kept" % (c.seed, res[0], res[1], len(steps),
                                                         len(c.steps)))
-        print(gen.HEADER + c.render(steps, settings) + "case_%d()" % c.seed)
+        # (with the "c" target: saves ./case_SEED.c and prints the data ccheck.py reads)
+        print(gen.HEADER + c.render(steps, settings, "." if wants_c(settings) else None) +
+              "case_%d()" % c.seed)
         return 1
 
     t0 = time.time()
