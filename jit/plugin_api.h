@@ -49,7 +49,7 @@ typedef struct TesLlvm {
   char *(*cache_input)(CgLlvmCode *c, size_t *len);
   bool (*cache_save)(CgLlvmCode *c, void **data, size_t *len, Diag *d);
   bool (*cache_load)(CgLlvmCode *c, const void *data, size_t len);
-  void (*start_jit)(void); /* jit/jit.h: jit_start */
+  void (*start_jit)(void); /* jit/jit.h: jit_start, after cg_llvm_init (plugin.c) */
   /* jit/jit.h: jit_define_host_symbols */
   void (*define_host_symbols)(int n, const char *const *names, void *const *addrs);
 } TesLlvm;

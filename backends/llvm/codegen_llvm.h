@@ -96,5 +96,9 @@ bool cg_llvm_runs_here(const CgLlvmCode *c);
 /* What a nonzero return code of NAME means: the failed assertion's message, "out of memory",
  * "interrupted", or "unknown error code N" into buf. */
 const char *cg_llvm_error_message(const CgLlvmCode *c, int32_t code, char buf[64]);
+/* Registers LLVM's native target with LLVM's target registry, once per process. The registry is
+ * not safe to fill from two threads at once: whatever else registers targets (the JIT's start)
+ * calls this first. */
+void cg_llvm_init(void);
 
 #endif

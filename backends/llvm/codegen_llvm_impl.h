@@ -74,7 +74,6 @@ typedef struct CgTarget {
   char *triple, *cpu, *features;
   int opt_level;
 } CgTarget;
-void cg_llvm_init(void); /* LLVM's native target, once per process */
 const char *cg_llvm_args(void); /* the LLVM options TES_LLVM_ARGS gave (cg_llvm_init), or "" */
 bool cg_target_parse(const char *target, CgTarget *t, Diag *d);
 void cg_target_free(CgTarget *t);

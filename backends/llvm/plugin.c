@@ -9,6 +9,16 @@
 /* Generated code returns the code that the runtime's parallel loops pass on. */
 _Static_assert((int)CG_LLVM_ERR_INTERRUPTED == (int)RT_ERR_INTERRUPTED, "one code for Ctrl-C");
 
+/* The JIT starts on the thread that loads the plugin while the caller's thread lowers, then
+ * parses the target: both register LLVM's native target, and LLVM's registry is not safe to
+ * fill from two threads at once (an LLJIT started meanwhile failed, now and then, with "No
+ * available targets are compatible with triple"). The back end's once-only registration
+ * comes first, so the JIT's own finds it done. */
+static void start_jit(void) {
+  cg_llvm_init();
+  jit_start();
+}
+
 __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
   static const TesLlvm table = {
       .target_check = cg_llvm_target_check,
@@ -32,7 +42,7 @@ __attribute__((visibility("default"))) const TesLlvm *tes_llvm_plugin(void) {
       .cache_input = cg_llvm_cache_input,
       .cache_save = cg_llvm_cache_save,
       .cache_load = cg_llvm_cache_load,
-      .start_jit = jit_start,
+      .start_jit = start_jit,
       .define_host_symbols = jit_define_host_symbols,
   };
   return &table;
