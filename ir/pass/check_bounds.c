@@ -232,16 +232,23 @@ static void check_read(Checker *c, const Tensor *t, int n, Expr *const *indices,
 
 /* ---- conditions ---- */
 
-static Expr *strip_likely(Expr *cond) {
+/* cond without its likely, and rfactor's if_then_else(a, b, False) (an `a && b` that reads b
+ * only where a holds) as the `a && b` it is */
+static Expr *strip_likely(Arena *arena, Expr *cond) {
   if (cond->kind == EXPR_CALL && strcmp(cond->u.call.op, "tir.likely") == 0 && cond->u.call.n == 1)
-    return cond->u.call.args[0];
+    cond = cond->u.call.args[0];
+  int64_t f;
+  if (cond->kind == EXPR_CALL && strcmp(cond->u.call.op, "tir.if_then_else") == 0 &&
+      cond->u.call.n == 3 && cond->dtype.lanes == 1 && ir_as_int(cond->u.call.args[2], &f) &&
+      f == 0)
+    return ir_binary(arena, EXPR_AND, cond->u.call.args[0], cond->u.call.args[1]);
   return cond;
 }
 
 /* visit under cond (negated: under its negation), as a guard */
 static int enter_guard(Checker *c, Expr *cond, bool negated) {
   int nbounded = c->nbounded;
-  Expr *fact = strip_likely(cond);
+  Expr *fact = strip_likely(c->ctx->arena, cond);
   arith_push_constraint(c->an, negated ? arith_not(c->ctx->arena, fact) : fact);
   learn(c, fact, negated);
   c->nest.guards++;

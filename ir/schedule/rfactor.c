@@ -172,7 +172,15 @@ static void touched_bounds(Factor *f) {
   b->fold = NULL;
   Expr *c = NULL;
   for (int i = 0; i < n; i++) c = and_of(a, c, guards[i]);
-  c = and_of(a, c, f->red->u.reduce.condition);
+  Expr *where = f->red->u.reduce.condition;
+  if (c && where && ir_expr_reads_memory(where)) {
+    /* a where= reading a tensor is evaluated only where the guards hold: an `&&` evaluates
+     * both sides (as TVM's rfactor does), and its reads would go past the tensor */
+    Expr *ite[3] = {c, where, ir_int(a, DT_BOOL1, 0)};
+    c = ir_call(a, DT_BOOL1, "tir.if_then_else", CALL_PURE, 3, ite);
+  } else {
+    c = and_of(a, c, where);
+  }
   f->cond = c ? ir_call(a, DT_BOOL1, "tir.likely", CALL_PURE, 1, &c) : NULL;
 }
 
