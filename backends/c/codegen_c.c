@@ -116,13 +116,18 @@ static const char *const libm_names[] = {
     "floor", "ceil", "round", "nearbyint", "trunc", "fabs",  "pow",   "fmod",
     "acosh", "asinh", "atanh", "atan2"};
 
-static void call_args(CPrinter *p, const Expr *e, int first, bool lane) {
+/* (args[first], ..., args[end - 1]) */
+static void call_arg_range(CPrinter *p, const Expr *e, int first, int end, bool lane) {
   cp_put(p, "(");
-  for (int i = first; i < e->u.call.n; i++) {
+  for (int i = first; i < end; i++) {
     if (i > first) cp_put(p, ", ");
     expr(p, e->u.call.args[i], lane);
   }
   cp_put(p, ")");
+}
+
+static void call_args(CPrinter *p, const Expr *e, int first, bool lane) {
+  call_arg_range(p, e, first, e->u.call.n, lane);
 }
 
 static bool math_call(CPrinter *p, const Expr *e, const char *fn, bool lane) {
@@ -195,14 +200,8 @@ static void call(CPrinter *p, const Expr *e, bool lane) {
   }
   /* tir.InjectPrefetch's hint (TVM's C back end has none): gcc's builtin, read, locality */
   if (strcmp(fn, "prefetch") == 0 && n == 4) {
-    cp_put(p, "__builtin_prefetch(");
-    expr(p, a[0], lane);
-    cp_put(p, ", ");
-    expr(p, a[1], lane);
-    cp_put(p, ", ");
-    expr(p, a[2], lane);
-    cp_put(p, ")");
-    return;
+    cp_put(p, "__builtin_prefetch");
+    return call_arg_range(p, e, 0, 3, lane);
   }
   /* Buffer.access_ptr: the address of element offset of data, as T's (TVM's CodeGenC) */
   if (strcmp(fn, "tvm_access_ptr") == 0 && n == 5 && a[1]->kind == EXPR_VAR) {
