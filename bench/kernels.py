@@ -38,7 +38,7 @@ STAGES = ['baseline', 'blocking', 'vectorize', 'permute', 'packing', 'cache', 'p
           'regtile']
 THREADED = ('parallel', 'regtile')  # stages measured on 1 and 2 threads
 # TOPI operators with TOPI's CPU schedules (bench/kernels/topi.tes), 1 thread, against
-# single-threaded peers: (tes row, peer command, target speed-up, workload)
+# single-threaded peers: (tes row, peer command, target speed-up or None for a bound, workload)
 # (a row per peer; a numpy peer is ['numpy', op, M, N])
 TOPI = [('topi_softmax', ['softmax_c', '512', '512'], 1.0, 'softmax 512x512, axis 1'),
         ('topi_softmax', ['numpy', 'softmax', '512', '512'], 3.0, 'softmax 512x512, axis 1'),
@@ -46,8 +46,12 @@ TOPI = [('topi_softmax', ['softmax_c', '512', '512'], 1.0, 'softmax 512x512, axi
         ('topi_row_sum', ['numpy', 'row_sum', '4096', '4096'], 1.0, 'sum 4096x4096, axis 1'),
         ('topi_conv2d', ['blas_conv2d'] + [str(x) for x in CONV], 0.8,
          'conv2d_nchw ResNet-18 layer 9 vs OpenBLAS im2col+sgemm'),
-        ('topi_depthwise', ['depthwise_c', '256', '96', '96', '3', '1'], 2.5,
-         'depthwise_conv2d_nchw [1,256,96,96]x[256,1,3,3]'),
+        ('topi_depthwise', ['depthwise_c', 'pad', '256', '96', '96', '3', '1'], 2.5,
+         'depthwise_conv2d_nchw [1,256,96,96]x[256,1,3,3], peer pads first (np.pad)'),
+        ('topi_depthwise', ['depthwise_c', 'direct', '256', '96', '96', '3', '1'], 1.0,
+         'the same, peer reads its input directly'),
+        ('topi_depthwise', ['stream_copy_c', str(256 * 96 * 96)], None,
+         'bound: one pass over the input and the output'),
         ('topi_dense', ['blas_sgemm', '1024', '1024', '1024', 'nt'], 1.0,
          'dense_pack 1024x1024 x [1024,1024]^T vs sgemm CblasTrans')]
 
@@ -63,7 +67,7 @@ def build_peers():
     jobs = [('fma_peak', ['-pthread']), ('fma_peak_256', ['-pthread', '-DFMA_WIDTH=256']),
             ('gemm_c', ['-fopenmp']), ('blas_sgemm', ['-lopenblas']),
             ('blas_conv2d', ['-lopenblas']), ('softmax_c', ['-lm']), ('row_sum_c', []),
-            ('depthwise_c', [])]
+            ('depthwise_c', []), ('stream_copy_c', [])]
     for name, extra in jobs:
         src = os.path.join(PEERS, name.replace('_256', '') + '.c')
         exe = os.path.join(OUT, name)
@@ -349,7 +353,7 @@ def int8_table(tes, tes1, blas1):
 
 def topi_table(tes1, repeat, coretypes):
     """TOPI's operators against their peers, 1 thread; speed-up = peer time / tes time."""
-    print('\n%-16s %12s %-22s %12s %9s %7s  %s' % ('TOPI kernel', 'tes median', 'peer',
+    print('\n%-16s %12s %-29s %12s %9s %7s  %s' % ('TOPI kernel', 'tes median', 'peer',
                                                    'peer median', 'speed-up', 'target',
                                                    'workload'))
     numpy_skip = python_peer('numpy')
@@ -368,13 +372,15 @@ def topi_table(tes1, repeat, coretypes):
         else:
             res, err = run([os.path.join(OUT, cmd[0])] + cmd[1:] + [str(repeat)], 1)
             if res:
-                peer_name = '%s %s' % (cc_version(), cmd[0])
+                variant = cmd[1] if cmd[1].isalpha() else ''
+                peer_name = ('%s %s %s' % (cc_version(), cmd[0], variant)).strip()
         peer = float(res['seconds']) if res else None
         secs, reason = tes1.get(name, (None, 'no tes kernel script'))
         ratio = '%9.2f' % (peer / secs) if peer and secs else '%9s' % '-'
-        print('%-16s %12s %-22s %12s %s %7s  %s' % (
+        print('%-16s %12s %-29s %12s %s %7s  %s' % (
             name, '%.3f ms' % (secs * 1e3) if secs else '-', peer_name,
-            '%.3f ms' % (peer * 1e3) if peer else '-', ratio, '>= %.1f' % target,
+            '%.3f ms' % (peer * 1e3) if peer else '-', ratio,
+            '>= %.1f' % target if target else 'bound',
             what if secs and peer else (err or reason)))
 
 

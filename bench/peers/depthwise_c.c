@@ -1,12 +1,17 @@
 /* depthwise_c.c: depthwise 2-D convolution, NCHW, channel multiplier 1, stride 1, zero
  * padding, as plain C loops built with gcc -O3 -march=native: the peer of tes's
- * topi.nn.depthwise_conv2d_nchw with topi's CPU schedule. As numpy would, the input is first
- * padded into a buffer (np.pad), then each output is the 3 x 3 windowed sum; both inside the
- * timing, as tes's pad stage is. The window size is a constant and the pointers restrict, so
- * that gcc unrolls the window and vectorizes the loop over output columns. Single-threaded.
- * Workload of bench/kernels.py: [1,256,96,96] x [256,1,3,3], padding 1.
+ * topi.nn.depthwise_conv2d_nchw with topi's CPU schedule. Two ways to write it:
+ * - pad: as numpy would, the input is first padded into a buffer (np.pad), then each output is
+ *   the 3 x 3 windowed sum; both inside the timing, as TOPI's pad stage would be.
+ * - direct (padding 1 only): each output row reads the three input rows around it, a row of
+ *   zeros standing in above the first and below the last, and the first and last columns are
+ *   written apart so that the loop over the columns between has no conditions: the loop a C
+ *   programmer tuning this would write, moving only the bytes the convolution must.
+ * The window size is a constant and the pointers restrict, so that gcc unrolls the window and
+ * vectorizes the loop over output columns. Single-threaded. Workload of bench/kernels.py:
+ * [1,256,96,96] x [256,1,3,3], padding 1.
  *
- *   depthwise_c C H W 3 PAD REPEAT  ->  prints "seconds=MEDIAN check=..."
+ *   depthwise_c pad|direct C H W 3 PAD REPEAT  ->  prints "seconds=MEDIAN check=..."
  */
 #include <stdio.h>
 
@@ -39,17 +44,44 @@ static void depthwise(const float *restrict in, const float *restrict flt, float
   }
 }
 
+/* Padding 1, output h x w: out[y][x] sums in[y + dy - 1][x + dx - 1] over the window, zero
+ * outside the input. */
+static void depthwise_direct(const float *restrict in, const float *restrict flt,
+                             const float *restrict zeros, float *restrict out, int c, int h,
+                             int w) {
+  for (int ch = 0; ch < c; ch++) {
+    const float *src = in + (long)ch * h * w, *f = flt + ch * K * K;
+    for (int y = 0; y < h; y++) {
+      const float *a = y > 0 ? src + (long)(y - 1) * w : zeros, *b = src + (long)y * w;
+      const float *d = y + 1 < h ? src + (long)(y + 1) * w : zeros;
+      float *o = out + ((long)ch * h + y) * w;
+      o[0] = a[0] * f[1] + a[1] * f[2] + b[0] * f[4] + b[1] * f[5] + d[0] * f[7] + d[1] * f[8];
+      for (int x = 1; x < w - 1; x++)
+        o[x] = a[x - 1] * f[0] + a[x] * f[1] + a[x + 1] * f[2] + b[x - 1] * f[3] + b[x] * f[4] +
+               b[x + 1] * f[5] + d[x - 1] * f[6] + d[x] * f[7] + d[x + 1] * f[8];
+      o[w - 1] = a[w - 2] * f[0] + a[w - 1] * f[1] + b[w - 2] * f[3] + b[w - 1] * f[4] +
+                 d[w - 2] * f[6] + d[w - 1] * f[7];
+    }
+  }
+}
+
 int main(int argc, char **argv) {
-  if (argc != 7 || atoi(argv[4]) != K)
-    return fprintf(stderr, "usage: depthwise_c C H W 3 PAD REPEAT\n"), 2;
-  int c = atoi(argv[1]), h = atoi(argv[2]), w = atoi(argv[3]), p = atoi(argv[5]);
-  int rep = atoi(argv[6]), ph = h + 2 * p, pw = w + 2 * p, oh = ph - K + 1, ow = pw - K + 1;
+  int direct = argc == 8 && !strcmp(argv[1], "direct");
+  if (argc != 8 || (!direct && strcmp(argv[1], "pad")) || atoi(argv[5]) != K ||
+      (direct && (atoi(argv[6]) != 1 || atoi(argv[4]) < 2)))
+    return fprintf(stderr, "usage: depthwise_c pad|direct C H W 3 PAD REPEAT (direct: PAD 1)\n"), 2;
+  int c = atoi(argv[2]), h = atoi(argv[3]), w = atoi(argv[4]), p = atoi(argv[6]);
+  int rep = atoi(argv[7]), ph = h + 2 * p, pw = w + 2 * p, oh = ph - K + 1, ow = pw - K + 1;
   float *in = peer_random((long)c * h * w, 1), *flt = peer_random((long)c * K * K, 2);
-  float *pad = peer_alloc((long)c * ph * pw), *out = peer_alloc((long)c * oh * ow);
+  float *pad = direct ? peer_alloc(w) : peer_alloc((long)c * ph * pw);
+  float *out = peer_alloc((long)c * oh * ow);
   double *t = malloc((size_t)rep * sizeof *t);
   for (int r = 0; r < rep; r++) {
     double t0 = peer_now();
-    depthwise(in, flt, pad, out, c, h, w, p);
+    if (direct)
+      depthwise_direct(in, flt, pad, out, c, h, w);
+    else
+      depthwise(in, flt, pad, out, c, h, w, p);
     t[r] = peer_now() - t0;
   }
   printf("seconds=%.9f check=%.6g\n", peer_median(t, rep), (double)out[(long)c * oh * ow / 2 + 3]);
