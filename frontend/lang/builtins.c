@@ -91,9 +91,6 @@ static void put_sep(StrBuf *b, Value *v, const char *dflt) {
 }
 
 static Value *bi_print(Interp *I, Value *self, Value **a) {
-  if (!is_absent(a[3]))
-    return interp_raise(I, EXC_TypeError,
-                        "print(file=...) is not supported yet: print writes to standard output");
   int flush = a[4] ? val_truthy(I, a[4]) : 0;
   if (flush < 0 || check_sep(I, a[1], "sep") < 0 || check_sep(I, a[2], "end") < 0) return NULL;
   /* one write per call, so a failing str() prints nothing; fallible: print([0] * 10**8) */
@@ -110,9 +107,16 @@ static Value *bi_print(Interp *I, Value *self, Value **a) {
     val_mem_error(I, (double)line.failed);
     return sb_free(&line), NULL;
   }
-  FILE *out = interp_stdout(I);
+  /* file=: None, sys.stdout or sys.stderr (TES has no classes, so no other object can write) */
+  FILE *out = is_absent(a[3]) ? interp_stdout(I) : sys_stream_file(I, a[3]);
+  if (!out) {
+    sb_free(&line);
+    return interp_raise(I, EXC_TypeError,
+                        "print() file must be sys.stdout, sys.stderr or None, not %s",
+                        val_type_name(a[3]));
+  }
   if (line.len) fwrite(line.s, 1, line.len, out);
-  if (flush) fflush(out);
+  if (flush || out == stderr) fflush(out);
   sb_free(&line);
   return val_none();
 }
@@ -938,7 +942,7 @@ const TypeObj val_types[VAL_KIND_COUNT] = {
 const Builtin builtin_funcs[] = {
     FN(print, 0, PARAMS("*args", "sep", "end", "file", "flush"),
        "print(*args, sep=' ', end='\\n', file=None, flush=False) -> None: writes the str of each "
-       "argument to standard output"),
+       "argument to standard output, or to file (sys.stdout or sys.stderr)"),
     FN(len, 1, PARAMS("obj"), "len(obj) -> int: number of items of a sequence, string or dict"),
     FN(repr, 1, PARAMS("obj"), "repr(obj) -> str: the printable form that reads back as obj"),
     FN(format, 1, PARAMS("value", "spec"),

@@ -8,6 +8,9 @@
 /* ---- the language's modules living outside modules.c (it lists them in its ModuleSet) ---- */
 extern const ModuleDef mod_sys;      /* mod_sys.c */
 extern const ModuleDef mod_resource; /* mod_resource.c */
+/* The FILE that v, sys.stdout or sys.stderr, writes to (stdout flushed first for stderr), or
+ * NULL when v is neither. */
+FILE *sys_stream_file(Interp *I, Value *v);
 
 /* ---- helpers for builtin functions ---- */
 /* Sets module member `name` to v and drops the caller's reference to v. */
