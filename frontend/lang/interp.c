@@ -49,6 +49,7 @@ void interp_free(Interp *I) {
   val_decref(I->modules);
   val_decref(I->argv);
   val_xdecref(I->packed_funcs);
+  val_xdecref(I->intrin_rules);
   val_xdecref(I->op_attrs);
   gc_collect(); /* functions and their frames refer to each other */
   arena_free(&I->ir_arena); /* values that pointed into it are gone now */

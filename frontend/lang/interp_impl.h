@@ -28,6 +28,9 @@ struct Interp {
   struct BiPassState *pass_state;
   /* tvm.register_func's functions by name (tvm/packed_func.c): a dict, NULL until first used */
   Value *packed_funcs;
+  /* tvm.ir.register_intrin_lowering's rules and register_op_attr's effect kinds
+   * (tvm/intrin_lowering.c): a dict, NULL until first used */
+  Value *intrin_rules;
   /* te.compute's attrs by operation (tvm/te.c): a dict from the operation's address to its
    * attrs dict, NULL until first used */
   Value *op_attrs;

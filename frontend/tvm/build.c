@@ -169,10 +169,13 @@ static Built *new_built(Lowered *l, const char *target) {
 
 /* The c target: C source to read, nothing to run. Takes over the reference l. */
 static Value *build_c(Interp *I, Lowered *l, const char *target) {
+  const LoweredFunc *f = bi_ir_lower_intrin(I, &l->arena, l->f, target);
+  if (!f) return bi_sched_lowered_release(l), NULL;
   Diag d = DIAG_INIT;
-  char *src = cg_c_source(l->f, &d);
+  char *src = cg_c_source(f, &d);
   if (!src) return bi_sched_lowered_release(l), bi_raise_diag(I, EXC_BuildError, &d);
   Built *m = new_built(l, target);
+  m->f = f;
   m->c_source = src;
   return val_obj_new(&bi_build_module_class, m);
 }
@@ -180,7 +183,9 @@ static Value *build_c(Interp *I, Lowered *l, const char *target) {
 /* Codegen, optimisation and JIT linking; a Module, or NULL with BuildError raised. Takes over
  * the reference l. */
 static Value *build_llvm(Interp *I, Lowered *l, const char *target) {
-  return bi_build_llvm_func(I, l, l->f, target, false);
+  const LoweredFunc *f = bi_ir_lower_intrin(I, &l->arena, l->f, target);
+  if (!f) return bi_sched_lowered_release(l), NULL;
+  return bi_build_llvm_func(I, l, f, target, false);
 }
 
 Value *bi_build_llvm_func(Interp *I, Lowered *l, const LoweredFunc *f, const char *target,
@@ -221,6 +226,7 @@ static Value *build_cuda(Interp *I, Lowered *l, const char *target) {
   const LoweredFunc *f = l->f->ndevice || l->f->thread_synced
                              ? l->f
                              : bi_pass_gpu_passes(I, &l->arena, l->f);
+  if (f) f = bi_ir_lower_intrin(I, &l->arena, f, target);
   if (!f) return bi_sched_lowered_release(l), NULL;
   Diag d = DIAG_INIT;
   GpuLimits lim;

@@ -145,6 +145,12 @@ Value *bi_build_load_object(Interp *I, Lowered *l, const LoweredFunc *f, const c
 /* Loads the llvm back end if no build has yet; false with BuildError raised. */
 bool bi_build_llvm_loaded(Interp *I);
 
+/* intrin_lowering.c: f with the session's intrinsic lowering rules (tvm.ir.
+ * register_intrin_lowering) for target applied: f itself when there are none, else a copy in
+ * a; NULL with the rule's error raised. */
+const LoweredFunc *bi_ir_lower_intrin(Interp *I, Arena *a, const LoweredFunc *f,
+                                      const char *target);
+
 /* build.c: m[name], m.get_function(name): the module itself when name is its function */
 Value *bi_module_function_named(Interp *I, Value *self, Value *name, const char *fn);
 

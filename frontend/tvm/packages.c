@@ -68,6 +68,10 @@ static const ModuleDef mod_tvm_contrib_nvcc = {
     "tvm.contrib.nvcc", bi_nvcc_funcs, NULL,
     "CUDA helpers: have_tensorcore, have_fp16, have_int8, parse_compute_version",
     LATER_PENDING("the other CUDA helpers (compile_cuda)"), NULL};
+static const ModuleDef mod_tvm_ir = {
+    "tvm.ir", bi_ir_funcs, bi_ir_module_init,
+    "operators and their attributes: register_intrin_lowering, register_op_attr, Op",
+    LATER_PENDING("the other IR classes (IRModule, Range, ...)"), NULL};
 static const ModuleDef mod_tvm_arith = {"tvm.arith", bi_arith_funcs, NULL,
                                         "arithmetic analysis: Analyzer", NULL, NULL};
 static const ModuleDef mod_tvm_contrib_utils = {
@@ -91,7 +95,7 @@ static const ModuleDef *const tvm_defs[] = {
     &mod_tvm,         &mod_tvm_te,           &mod_tvm_tir,           &mod_tvm_tir_ir_builder,
     &mod_tvm_topi,
     &mod_tvm_target,  &mod_tvm_nd,           &mod_tvm_testing,       &mod_tvm_transform,
-    &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_arith, &mod_tvm_rpc,
+    &mod_tvm_contrib, &mod_tvm_contrib_clang, &mod_tvm_contrib_nvcc, &mod_tvm_contrib_utils, &mod_tvm_arith, &mod_tvm_ir, &mod_tvm_rpc,
     &mod_vta,         &mod_vta_testing,      &mod_vta_simulator,     &mod_vta_intrin,
     NULL,
 };

@@ -825,5 +825,6 @@ int bi_tir_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_itervar_class);
   add_type(m, &bi_te_combiner_class);
   add_type(m, &bi_tir_stmt_class);
+  if (bi_ir_tir_init(I, m) < 0) return -1;
   return bi_tir_buffer_init(I, m);
 }

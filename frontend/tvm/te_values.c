@@ -212,7 +212,7 @@ static Value *select_cond(Interp *I, Value *self) {
 static Value *select_t(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.select.t); }
 static Value *select_f(Interp *I, Value *self) { return bi_te_wrap_expr(expr_at(self)->u.select.f); }
 
-static Value *call_op(Interp *I, Value *self) { return val_cstr(expr_at(self)->u.call.op); }
+static Value *call_op(Interp *I, Value *self) { return bi_ir_op_new(expr_at(self)->u.call.op); }
 static Value *call_args(Interp *I, Value *self) {
   const Expr *e = expr_at(self);
   return bi_te_expr_list(e->u.call.n, e->u.call.args);
@@ -266,7 +266,7 @@ static const Property select_props[] = {
     {0},
 };
 static const Property call_props[] = {
-    {"op", call_op, "the called intrinsic's name, a str ('tir.exp')"},
+    {"op", call_op, "the called intrinsic, an Op (its name: op.name, 'tir.exp')"},
     {"args", call_args, "the arguments, a list of PrimExpr"},
     {0},
 };

@@ -32,6 +32,17 @@ extern const Builtin bi_tir_builder_funcs[];
 /* tvm.contrib.clang (contrib_clang.c): create_llvm, for pragma "import_llvm". */
 extern const Builtin bi_contrib_clang_funcs[];
 
+/* tvm.ir and the intrinsic lowering rules (intrin_lowering.c): the module's functions and
+ * init, tvm.tir.CallEffectKind (added by tvm.tir's init), the Op that Call.op gives (its name,
+ * or NULL for a value that is no Op) and whether register_op_attr made op's calls pure. The
+ * build step that applies the rules is in build_impl.h. */
+extern const Builtin bi_ir_funcs[];
+int bi_ir_module_init(Interp *I, Value *m);
+int bi_ir_tir_init(Interp *I, Value *tir);
+Value *bi_ir_op_new(const char *name);
+const char *bi_ir_op_name(Value *v);
+bool bi_ir_op_is_pure(Interp *I, const char *op);
+
 /* tvm.register_func, tvm.get_global_func, tvm.tir.call_packed (packed_func.c), and what the
  * Module's call (module_args.c) and the LLVM plugin's loading (build.c) hand the runtime: the
  * hook of rt_call_packed, and the interpreter it calls back into, entered around each run. */

@@ -87,7 +87,8 @@ static Expr **call_args(Interp *I, Value *tuple, const char *fn, int skip, Expr 
 
 static Value *make_call(Interp *I, Value **a, const char *fn, CallKind k) {
   DType t;
-  const char *name = bi_te_str_arg(I, a[1], fn, "func_name", NULL);
+  const char *name = bi_ir_op_name(a[1]); /* an Op, as Call.op gives */
+  if (!name) name = bi_te_str_arg(I, a[1], fn, "func_name", NULL);
   if (call_dtype(I, a[0], fn, &t) < 0 || !name) return NULL;
   if (!name[0]) return interp_raise(I, EXC_ValueError, "%s: func_name is empty", fn);
   const char *op = name;
@@ -106,6 +107,8 @@ static Value *make_call(Interp *I, Value **a, const char *fn, CallKind k) {
     lead = ir_str(arena(I), name);
     skip = 1;
   }
+  /* an op of the script's own that register_op_attr made Pure (or an annotation) */
+  if (k == CALL_EFFECT && bi_ir_op_is_pure(I, op)) k = CALL_PURE;
   Expr **args = call_args(I, a[2], fn, skip, &lead, &n);
   if (!args) return NULL;
   Expr *e = bi_te_shallow(I, ir_call(arena(I), t, op, k, n, args));
