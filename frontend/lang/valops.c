@@ -589,8 +589,9 @@ static Value *bound_method(Value *obj, Sym *name) {
   return m ? val_builtin(m, obj) : NULL;
 }
 
-/* The few attributes every function, type, module and exception has. */
+/* The few attributes every value (__class__), function, type, module and exception has. */
 static Value *special_attr(Value *obj, Sym *name) {
+  if (sym_is(name, "__class__")) return val_type(val_type_of(obj));
   if (obj->kind == VAL_EXC && sym_is(name, "args")) return val_incref(obj->u.exc->args);
   if (!sym_is(name, "__name__")) return NULL;
   switch ((ValKind)obj->kind) {
