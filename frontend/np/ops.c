@@ -446,6 +446,57 @@ static int cast_weak(Interp *I, NpOperand *o, DType t) {
   return 0;
 }
 
+/* ---- the common case without the generic machinery ----
+ * +, -, * (and / for floats) of operands that have the result's dtype and either its size
+ * (arrays are contiguous, so element i of each is element i of the result) or one element:
+ * a typed loop the compiler vectorizes, instead of converting each element to an NpScalar and
+ * back. The results are the generic path's: it computes a float32 in double and rounds once,
+ * and for these four operations that is the correctly rounded float32 result (a double holds
+ * the exact result to well within half a float32 ulp); integers wrap in both. */
+#define FAST_BINARY(T, U, EXPR)                                                                    \
+  do {                                                                                             \
+    const T *xa = x->data, *ya = y->data;                                                          \
+    T *ra = out->data;                                                                             \
+    int64_t n = out->size;                                                                         \
+    if (x->size == n && y->size == n)                                                              \
+      for (int64_t i = 0; i < n; i++) { T a = xa[i], b = ya[i]; ra[i] = (EXPR); }                \
+    else if (x->size == n) {                                                                       \
+      T b = ya[0];                                                                                 \
+      for (int64_t i = 0; i < n; i++) { T a = xa[i]; ra[i] = (EXPR); }                           \
+    } else {                                                                                       \
+      T a = xa[0];                                                                                 \
+      for (int64_t i = 0; i < n; i++) { T b = ya[i]; ra[i] = (EXPR); }                          \
+    }                                                                                              \
+  } while (0)
+
+#define FAST_OPS(T, U)                                                                             \
+  switch (op) {                                                                                    \
+  case NPB_ADD: FAST_BINARY(T, U, (T)((U)a + (U)b)); return true;                                  \
+  case NPB_SUB: FAST_BINARY(T, U, (T)((U)a - (U)b)); return true;                                  \
+  case NPB_MUL: FAST_BINARY(T, U, (T)((U)a * (U)b)); return true;                                  \
+  default: return false;                                                                           \
+  }
+
+static bool binary_fast(NpBinOp op, const NDArray *x, const NDArray *y, NDArray *out) {
+  DType t = out->dtype;
+  if (!dt_eq(x->dtype, t) || !dt_eq(y->dtype, t) || (x->size != out->size && x->size != 1) ||
+      (y->size != out->size && y->size != 1) || out->size == 0)
+    return false;
+  if (op == NPB_DIV && dt_eq(t, DT_F32)) {
+    FAST_BINARY(float, float, a / b);
+    return true;
+  }
+  if (op == NPB_DIV && dt_eq(t, DT_F64)) {
+    FAST_BINARY(double, double, a / b);
+    return true;
+  }
+  if (dt_eq(t, DT_F32)) FAST_OPS(float, float)
+  if (dt_eq(t, DT_F64)) FAST_OPS(double, double)
+  if (dt_eq(t, DT_I32)) FAST_OPS(int32_t, uint32_t)
+  if (dt_eq(t, DT_I64)) FAST_OPS(int64_t, uint64_t)
+  return false;
+}
+
 static NDArray *binary_operands(Interp *I, NpBinOp op, NpOperand *x, NpOperand *y) {
   if (is_compare(op)) {
     widen_for_compare(x, y);
@@ -463,7 +514,7 @@ static NDArray *binary_operands(Interp *I, NpBinOp op, NpOperand *x, NpOperand *
     return interp_raise(I, EXC_ValueError, "Integers to negative integer powers are not allowed."),
            NULL;
   NDArray *out = bi_np_new(I, res, s.ndim, s.dims);
-  if (!out) return NULL;
+  if (!out || binary_fast(op, x->a, y->a, out)) return out;
   NpRuns xs, ys;
   if (runs_init(I, &xs, x->a, out, k) < 0) return nd_free(out), NULL;
   if (runs_init(I, &ys, y->a, out, k) < 0) return free(xs.all), nd_free(out), NULL;
@@ -687,11 +738,42 @@ static int unop_type(Interp *I, NpUnOp op, DType t, DType *res) {
   TES_UNREACHABLE();
 }
 
+/* A float array's float result without the generic machinery: the same double arithmetic and
+ * libm calls as unary_float, rounded once to the array's dtype, in a typed loop. */
+#define FAST_UNARY(T, EXPR)                                                                        \
+  do {                                                                                             \
+    const T *xa = a->data;                                                                         \
+    T *ra = out->data;                                                                             \
+    for (int64_t i = 0; i < a->size; i++) {                                                        \
+      double x = xa[i];                                                                            \
+      ra[i] = (T)(EXPR);                                                                           \
+    }                                                                                              \
+  } while (0)
+
+#define FAST_UNARY_OPS(T)                                                                          \
+  switch (op) {                                                                                    \
+  case NPU_NEG: FAST_UNARY(T, -x); return true;                                                    \
+  case NPU_ABS: FAST_UNARY(T, fabs(x)); return true;                                               \
+  case NPU_EXP: FAST_UNARY(T, exp(x)); return true;                                                \
+  case NPU_LOG: FAST_UNARY(T, log(x)); return true;                                                \
+  case NPU_SQRT: FAST_UNARY(T, sqrt(x)); return true;                                              \
+  case NPU_TANH: FAST_UNARY(T, tanh(x)); return true;                                              \
+  case NPU_SQUARE: FAST_UNARY(T, x * x); return true;                                              \
+  default: return false;                                                                           \
+  }
+
+static bool unary_fast(NpUnOp op, const NDArray *a, NDArray *out) {
+  if (!dt_eq(a->dtype, out->dtype)) return false;
+  if (dt_eq(a->dtype, DT_F32)) FAST_UNARY_OPS(float)
+  if (dt_eq(a->dtype, DT_F64)) FAST_UNARY_OPS(double)
+  return false;
+}
+
 static NDArray *unary_arr(Interp *I, NpUnOp op, NDArray *a) {
   DType res;
   if (unop_type(I, op, a->dtype, &res) < 0) return NULL;
   NDArray *out = bi_np_new(I, res, a->ndim, a->shape);
-  if (!out) return NULL;
+  if (!out || unary_fast(op, a, out)) return out;
   /* bool ~x is logical not; integers keep their kind unless the function is a float one */
   if (op == NPU_INVERT && a->dtype.code == DT_BOOL) op = NPU_NOT;
   NpKind k = res.code == DT_FLOAT || (unop_is_predicate(op) && a->dtype.code == DT_FLOAT)
