@@ -25,6 +25,18 @@ static void cmp_done(Cmp *c) {
   free(c->yv);
 }
 
+/* Every element of a as a double, in order. */
+static void to_doubles(const NDArray *a, double *out) {
+  if (dt_eq(a->dtype, DT_F32)) {
+    const float *p = a->data;
+    for (int64_t i = 0; i < a->size; i++) out[i] = p[i];
+  } else if (dt_eq(a->dtype, DT_F64)) {
+    memcpy(out, a->data, (size_t)a->size * sizeof *out);
+  } else {
+    for (int64_t i = 0; i < a->size; i++) out[i] = bi_np_get_f(a, i);
+  }
+}
+
 /* -1 with an error raised; 1 when the shapes do not broadcast and `strict_shapes` asked for
  * equal shapes (or 0-d) instead of raising. */
 static int cmp_init(Interp *I, Cmp *c, Value *a, Value *b, const char *fn, bool strict_shapes) {
@@ -41,6 +53,11 @@ static int cmp_init(Interp *I, Cmp *c, Value *a, Value *b, const char *fn, bool 
   for (int i = 0; i < c->s.ndim; i++) c->n *= c->s.dims[i];
   if (!(c->xv = val_alloc(I, c->n, sizeof *c->xv)) || !(c->yv = val_alloc(I, c->n, sizeof *c->yv)))
     return -1;
+  if (c->x->size == c->n && c->y->size == c->n) { /* the usual case: one shape, no iterator */
+    to_doubles(c->x, c->xv);
+    to_doubles(c->y, c->yv);
+    return 0;
+  }
   NpIter it;
   bi_np_iter_init(&it, &c->s, 2);
   bi_np_bcast_strides(c->x, &c->s, it.strides[0]);
