@@ -69,8 +69,9 @@ LLVMValueRef cg_lookup_wide(Cg *cg, const Var *v) {
 LLVMValueRef cg_entry_alloca(Cg *cg, LLVMTypeRef t, unsigned count, unsigned align) {
   LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
   LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
-  LLVMValueRef n = LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), count, 0);
-  LLVMValueRef p = LLVMBuildArrayAlloca(cg->b, t, n, "");
+  /* [count x t], not `alloca t, count`: SROA leaves array allocations alone, so a local
+   * accumulator would stay in memory through the loop passes until instcombine rewrote it */
+  LLVMValueRef p = LLVMBuildAlloca(cg->b, count == 1 ? t : LLVMArrayType2(t, count), "");
   LLVMSetAlignment(p, align);
   LLVMPositionBuilderAtEnd(cg->b, here);
   return p;

@@ -16,6 +16,9 @@
 
 /* ---- const_fold.c ---- */
 bool arith_is_int(const Expr *e, int64_t *v);    /* a scalar INT (bool constants too) */
+/* An integer constant, or a broadcast of one (a vector condition every lane of which is
+ * known): its value in *v. */
+bool arith_is_uniform_int(const Expr *e, int64_t *v);
 int64_t arith_floordiv_i64(int64_t x, int64_t y); /* y != 0 */
 int64_t arith_floormod_i64(int64_t x, int64_t y);
 

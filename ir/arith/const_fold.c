@@ -43,6 +43,10 @@ bool arith_is_int(const Expr *e, int64_t *v) {
   return true;
 }
 
+bool arith_is_uniform_int(const Expr *e, int64_t *v) {
+  return arith_is_int(e->kind == EXPR_BROADCAST ? e->u.bcast.value : e, v);
+}
+
 static bool is_float(const Expr *e, double *v) {
   if (e->kind != EXPR_FLOAT) return false;
   *v = e->u.fval;

@@ -107,7 +107,8 @@ static void visit_branches(Simp *s, Expr *cond, Expr **t, Expr **f) {
 
 static Expr *visit_select(Simp *s, Expr *e) {
   Expr *c = arith_simp_visit(s, e->u.select.cond), *t = e->u.select.t, *f = e->u.select.f;
-  if (c->kind == EXPR_INT) return arith_simp_visit(s, c->u.ival ? t : f);
+  int64_t v;
+  if (arith_is_uniform_int(c, &v)) return arith_simp_visit(s, v ? t : f);
   visit_branches(s, c, &t, &f);
   if (c != e->u.select.cond || t != e->u.select.t || f != e->u.select.f)
     e = ir_select(s->an->arena, c, t, f);
@@ -120,7 +121,8 @@ static bool is_call(const Expr *e, const char *op, int n) {
 
 static Expr *visit_if_then_else(Simp *s, Expr *e) {
   Expr *args[3] = {arith_simp_visit(s, e->u.call.args[0]), e->u.call.args[1], e->u.call.args[2]};
-  if (args[0]->kind == EXPR_INT) return arith_simp_visit(s, args[0]->u.ival ? args[1] : args[2]);
+  int64_t v;
+  if (arith_is_uniform_int(args[0], &v)) return arith_simp_visit(s, v ? args[1] : args[2]);
   visit_branches(s, args[0], &args[1], &args[2]);
   if (memcmp(args, e->u.call.args, sizeof args))
     e = ir_call(s->an->arena, e->dtype, e->u.call.op, e->u.call.ckind, 3, args);

@@ -93,8 +93,17 @@ RULES(select_add,
 );
 /* clang-format on */
 
+/* A vector zero: x + 0 is x in every lane, as the scalar fold has it (floats too). */
+static bool is_zero_lanes(const Expr *e) {
+  if (e->kind != EXPR_BROADCAST) return false;
+  const Expr *v = e->u.bcast.value;
+  return (v->kind == EXPR_INT && v->u.ival == 0) || (v->kind == EXPR_FLOAT && v->u.fval == 0);
+}
+
 Expr *arith_rw_add(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_ADD, e->u.bin.a, e->u.bin.b);
+  if (!r && is_zero_lanes(e->u.bin.b)) r = e->u.bin.a;
+  if (!r && is_zero_lanes(e->u.bin.a)) r = e->u.bin.b;
   if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_add, e);
   if (!r && arith_is_index(e->dtype)) r = arith_rules_apply(s, &index_add, e);
   if (!r) r = arith_rules_apply(s, &select_add, e);

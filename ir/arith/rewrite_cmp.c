@@ -81,9 +81,43 @@ RULES(index_lt,
 );
 /* clang-format on */
 
+/* The base and the constant stride of a ramp, or of a broadcast (stride 0). */
+static bool lanes_linear(Expr *e, Expr **base, int64_t *stride) {
+  if (e->kind == EXPR_BROADCAST) {
+    *base = e->u.bcast.value;
+    *stride = 0;
+    return true;
+  }
+  *base = e->kind == EXPR_RAMP ? e->u.ramp.base : NULL;
+  return *base && arith_is_int(e->u.ramp.stride, stride);
+}
+
+/* a < b over lanes that are each linear (ramps and broadcasts): lane l compares
+ * base_a + l*(stride_a - stride_b) with base_b, so every lane holds when the lane where the
+ * left side is largest does, and none does when the one where it is smallest does not. A
+ * ramp against a loop bound (`ramp(x*16, 1, 16) < broadcast(n*16, 16)`) folds this way. */
+static Expr *linear_lanes_lt(Simp *s, Expr *e) {
+  Expr *a, *b;
+  int64_t sa, sb, span;
+  if (!arith_is_index(dt_element(e->u.bin.a->dtype)) || !lanes_linear(e->u.bin.a, &a, &sa) ||
+      !lanes_linear(e->u.bin.b, &b, &sb))
+    return NULL;
+  if (__builtin_sub_overflow(sa, sb, &span) ||
+      __builtin_mul_overflow(span, (int64_t)e->dtype.lanes - 1, &span))
+    return NULL;
+  Arena *ar = s->an->arena;
+  DType t = a->dtype;
+  Expr *top = arith_binary(ar, EXPR_ADD, a, arith_const(ar, t, span > 0 ? span : 0));
+  if (arith_simp_compare(s, top, b) == CMP_LT) return truth(s, e, true);
+  Expr *bottom = arith_binary(ar, EXPR_ADD, a, arith_const(ar, t, span < 0 ? span : 0));
+  CmpResult c = arith_simp_compare(s, bottom, b);
+  return c == CMP_EQ || c == CMP_GT || c == CMP_GE ? truth(s, e, false) : NULL;
+}
+
 Expr *arith_rw_apply_lt(Simp *s, Expr *e) {
   Expr *r = NULL;
   if (e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_lt, e);
+  if (!r && e->dtype.lanes > 1) r = linear_lanes_lt(s, e);
   if (r || !arith_is_index(e->u.bin.a->dtype)) return r ? r : e;
   CmpResult c = arith_simp_compare(s, e->u.bin.a, e->u.bin.b);
   if (c == CMP_LT) return truth(s, e, true);

@@ -110,8 +110,22 @@ RULES(and_rules,
 );
 /* clang-format on */
 
+/* x && y or x || y with a vector operand whose lanes are all one constant: the constant that
+ * decides it (False && x, True || x), or the other operand (True && x, False || x). */
+static Expr *uniform_operand(Expr *e) {
+  int64_t v;
+  bool deciding = e->kind == EXPR_OR;
+  for (int i = 0; i < 2; i++) {
+    Expr *x = i ? e->u.bin.b : e->u.bin.a, *other = i ? e->u.bin.a : e->u.bin.b;
+    if (x->kind == EXPR_BROADCAST && arith_is_int(x->u.bcast.value, &v))
+      return (v != 0) == deciding ? x : other;
+  }
+  return NULL;
+}
+
 Expr *arith_rw_and(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_AND, e->u.bin.a, e->u.bin.b);
+  if (!r && e->dtype.lanes > 1) r = uniform_operand(e);
   if (!r) r = arith_simp_fact(s, e);
   if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_and, e);
   if (!r) r = arith_rules_apply(s, &and_rules, e);
@@ -139,6 +153,7 @@ RULES(or_rules,
 
 Expr *arith_rw_or(Simp *s, Expr *e) {
   Expr *r = arith_try_fold(s->an->arena, EXPR_OR, e->u.bin.a, e->u.bin.b);
+  if (!r && e->dtype.lanes > 1) r = uniform_operand(e);
   if (!r) r = arith_simp_fact(s, e);
   if (!r && e->dtype.lanes > 1) r = arith_rules_apply(s, &vector_or, e);
   if (!r) r = arith_rules_apply(s, &or_rules, e);

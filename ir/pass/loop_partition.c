@@ -19,7 +19,10 @@
  *   partitioned further. A blockIdx scope is not split into loops: its innermost thread scopes
  *   get `if (range) { guards True } else { as before }`. Last, every `likely` is dropped (its
  *   condition stays), and every pragma_loop_partition_hint attr, as TVM's pass does.
- *   A condition reading a variable let-bound inside the candidate is not used. Options under
+ *   A condition reading a variable let-bound inside the candidate is not used. No part of
+ *   no iterations is made. A hinted vectorized or unrolled loop whose part would not have a
+ *   constant extent, or a hinted loop inside a vectorized one whose part's extent reads the
+ *   vector's variable, is an error on ctx->diag (check_part). Options under
  *   "tir.LoopPartition": partition_const_loop, no_unroll_loop_with_extent_one (both default 0).
  * Why here: at the start of TVM's phase 2, before vectorization, so that the middle part of a
  *   vector loop stays a vector loop. tvm.lower(simple_mode=True) (the default here, as in the
@@ -29,6 +32,7 @@
 
 #include "ir/arith/arith.h"
 #include "ir/pass/pass.h"
+#include "ir/printer.h"
 #include "ir/schedule/sched_impl.h"
 #include "ir/support.h"
 
@@ -61,7 +65,9 @@ typedef struct Partitioner {
   PtrMap hinted;     /* Var * -> itself: the loops under pragma_loop_partition_hint */
   VarStack hint;     /* the enclosing loops and blockIdx scopes: fixed while partitioning */
   VarStack relax;    /* the enclosing threadIdx scopes: any value of their range */
+  VarStack vector;   /* the enclosing vectorized loops */
   int redo;          /* parts before or after a middle being partitioned again, nested */
+  Diag *diag;        /* a hint the loops cannot follow (check_part) */
 } Partitioner;
 
 /* How deep the parts before and after a middle are partitioned again. In exact arithmetic
@@ -377,9 +383,45 @@ static Stmt *subst(Partitioner *p, Stmt *body, const Var *v, Expr *to) {
   return ir_substitute_stmt(p->m.arena, body, 1, &m);
 }
 
-/* A copy of loop over [0, extent) with body; its body alone, the variable 0, at extent 1. */
+/* A hinted loop's parts must stay what the schedule made of the loop: a vectorized or unrolled
+ * loop of a constant extent (TVM's vectorizer and unroller fail on any other), and a loop inside
+ * a vectorized one of the same extent in every lane (else the vector loop runs lane by lane).
+ * A part that is not is a LowerError naming the loop and the part's extent; TVM's own failure
+ * came later, in the pass that could not vectorize or unroll the part. */
+static void check_part(Partitioner *p, const Stmt *loop, Expr *extent) {
+  const Var *v = loop->u.for_.var;
+  if (!p->diag || diag_failed(p->diag) || !ptrmap_get(&p->hinted, v)) return;
+  ForKind k = loop->u.for_.fkind;
+  Expr *e = arith_simplify(p->an, extent);
+  const Var *lane = NULL;
+  for (int i = 0; i < p->vector.n && !lane; i++)
+    if (ir_expr_uses_var(e, p->vector.items[i].var)) lane = p->vector.items[i].var;
+  int64_t c;
+  bool fixed = k != FOR_VECTORIZED && k != FOR_UNROLLED;
+  if ((fixed || ir_as_int(e, &c)) && !lane) return;
+  StrBuf ext = STRBUF_INIT;
+  ir_print_expr(&ext, e);
+  if (lane)
+    ir_error(p->diag,
+             "pragma loop_partition_hint on loop %s inside vectorized loop %s: a part of it "
+             "would run %s times, a count that differs from lane to lane; put the hint on a "
+             "loop outside %s",
+             v->name, lane->name, sb_cstr(&ext), lane->name);
+  else
+    ir_error(p->diag,
+             "pragma loop_partition_hint on %s loop %s: a part of it would run %s times, not a "
+             "constant, as such a loop must; put the hint on a loop outside it",
+             k == FOR_VECTORIZED ? "vectorized" : "unrolled", v->name, sb_cstr(&ext));
+  sb_free(&ext);
+}
+
+/* A copy of loop over [0, extent) with body; its body alone, the variable 0, at extent 1;
+ * NULL, no part at all, when the extent is never positive (a guard `i >= c` past the end of
+ * the loop leaves nothing after the middle). */
 static Stmt *make_for(Partitioner *p, const Stmt *loop, Expr *extent, Stmt *body) {
   Var *v = loop->u.for_.var;
+  if (arith_can_prove(p->an, bin(p, EXPR_LE, extent, cst(p, extent->dtype, 0)))) return NULL;
+  check_part(p, loop, extent);
   if (!p->keep_unit_loops && arith_can_prove_equal(p->an, extent, cst(p, extent->dtype, 1)))
     return subst(p, body, v, cst(p, v->dtype, 0));
   return ir_for(p->m.arena, v, cst(p, v->dtype, 0), extent, loop->u.for_.fkind, NULL, body);
@@ -543,7 +585,7 @@ static Stmt *try_partition(Partitioner *p, Stmt *stmt, const Var *var, Expr *min
     Stmt *simple = eliminate(p, body, f.parts, nused, value);
     middle = make_for(p, stmt, bin(p, EXPR_SUB, post_begin, body_begin),
                       subst(p, simple, var, bin(p, EXPR_ADD, vref, body_begin)));
-    if (pre || post) {
+    if (middle && (pre || post)) {
       middle = visit_and_mutate(p, middle);
       if (p->redo < REDO_MAX) {
         p->redo++;
@@ -582,9 +624,12 @@ static Stmt *partition_stmt(IrMutator *m, Stmt *s) {
      * compute_at under an unrolled fused loop grew past UnrollLoop's limit: fuzzer seed 710).
      * The guards stay, which is what the loop was before this pass. */
     if (s->u.for_.fkind == FOR_UNROLLED) return s;
+    bool vector = s->u.for_.fkind == FOR_VECTORIZED;
     push_var(a, &p->hint, s->u.for_.var, (IntSet){s->u.for_.min, max});
+    if (vector) push_var(a, &p->vector, s->u.for_.var, (IntSet){s->u.for_.min, max});
     Stmt *r = ir_mutate_children_stmt(m, s);
     p->hint.n--;
+    if (vector) p->vector.n--;
     return r;
   }
   if (is_thread_extent(s)) {
@@ -617,7 +662,8 @@ static Stmt *drop_hint(IrMutator *m, Stmt *s) {
 }
 
 Stmt *pass_loop_partition(Stmt *s, PassCtx *ctx) {
-  Partitioner p = {.m = {ctx->arena, NULL, partition_stmt}, .an = arith_new(ctx->arena)};
+  Partitioner p = {
+      .m = {ctx->arena, NULL, partition_stmt}, .an = arith_new(ctx->arena), .diag = ctx->diag};
   p.const_loops = pass_option(ctx, "tir.LoopPartition", "partition_const_loop", 0) != 0;
   p.keep_unit_loops =
       pass_option(ctx, "tir.LoopPartition", "no_unroll_loop_with_extent_one", 0) != 0;

@@ -3,7 +3,9 @@
  * Assumes: flat buffers (after storage_flatten); variables are bound once (each loop its own).
  * Guarantees: each expression is ir/arith's arith_simplify of it under the facts in scope; an
  *   `if` whose condition folds is replaced by the branch taken (an empty sequence for none); a
- *   let of a constant or a variable is substituted and dropped; `A[i] = A[i]` is dropped.
+ *   let of a constant or a variable is substituted and dropped; `A[i] = A[i]` is dropped; a
+ *   loop whose extent is a constant <= 0 or whose body does nothing is dropped (the empty
+ *   parts tir.LoopPartition may leave).
  *   A statement nothing simplified in is returned as it is.
  * Why here: after flattening and the loop transformations, which leave index arithmetic
  *   unfolded (`((i - i)*1)`); the passes after it see simple conditions, as in TVM. */
@@ -32,12 +34,22 @@ static void enter_range(Simplify *s, Var *v, Expr *min, Expr *extent) {
   arith_push_constraint(s->an, ir_binary(a, EXPR_AND, ge, lt));
 }
 
+/* A statement that does nothing: an empty sequence (what a folded `if` leaves), a constant
+ * evaluated. */
+static bool is_no_op(const Stmt *st) {
+  return (st->kind == STMT_SEQ && st->u.seq.n == 0) ||
+         (st->kind == STMT_EVALUATE && st->u.eval.value->kind == EXPR_INT);
+}
+
 static Stmt *simplify_for(Simplify *s, Stmt *st) {
   Expr *min = ir_mutate_expr(&s->m, st->u.for_.min),
        *ext = ir_mutate_expr(&s->m, st->u.for_.extent);
+  int64_t n;
+  if (ir_as_int(ext, &n) && n <= 0) return nothing(s->m.arena); /* an empty partition */
   enter_range(s, st->u.for_.var, min, ext);
   Stmt *body = ir_mutate_stmt(&s->m, st->u.for_.body);
   arith_pop_constraint(s->an);
+  if (is_no_op(body)) return nothing(s->m.arena);
   if (min == st->u.for_.min && ext == st->u.for_.extent && body == st->u.for_.body) return st;
   return ir_for(s->m.arena, st->u.for_.var, min, ext, st->u.for_.fkind, st->u.for_.thread_tag,
                 body);

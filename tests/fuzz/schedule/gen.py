@@ -833,10 +833,29 @@ class ScheduleGen:
                 # a step limit of 0 unrolls nothing: that draw tests the partition hint instead
                 # (no draw added, so every seed's other steps stay what they were)
                 key, val = "loop_partition_hint", 1
+                if self._hint_refused(st, a):
+                    # tes refuses a hint whose parts could not stay vector or unrolled code (a
+                    # LowerError): the step is a pragma without effect instead, no draw added
+                    key, val = "unroll_explicit", True
         else:
             key, val = "unroll_explicit", self.rng.choice([True, False])
         self.steps.append(Step("s[%s].pragma(%s, %r, %r)" % (st.name, a.name, key, val), [],
                                [st.name, a.name]))
+
+    def _hint_refused(self, st, a):
+        """Whether loop a of st is vectorized or unrolled, or lies inside a vectorized loop
+        (its own stage's, or one of a stage it is computed at): a hint there may be refused."""
+        pos = st.leaves.index(a)
+        if a.annot in ("vectorize", "unroll") or \
+                any(x.annot == "vectorize" for x in st.leaves[:pos]):
+            return True
+        while st.attached is not None:
+            host, axis = st.attached
+            upto = host.leaves.index(axis) + 1 if axis in host.leaves else len(host.leaves)
+            if any(x.annot == "vectorize" for x in host.leaves[:upto]):
+                return True
+            st = host
+        return False
 
     def _topo(self, stages):
         """Stages with every producer before its consumers."""

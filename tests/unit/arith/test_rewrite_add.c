@@ -75,6 +75,10 @@ static void test_rewrite_add_vector(void) {
   CHECK_REWRITE("(broadcast(y, 2) + ramp(x, 1, 2))", "ramp((y + x), 1, 2)");
   CHECK_REWRITE("(broadcast(y, 2) + broadcast(x, 2))", "broadcast((y + x), 2)");
   CHECK_REWRITE("(broadcast(0, 4) + broadcast(y, 4))", "broadcast(y, 4)");
+  CHECK_REWRITE("(ramp(x, 1, 4) + broadcast(0, 4))", "ramp(x, 1, 4)");
+  var_t("f", dt_with_lanes(DT_F32, 4));
+  CHECK_REWRITE("(f + broadcast(0f32, 4))", "f");
+  CHECK_REWRITE("(broadcast(0f32, 4) + f)", "f");
   CHECK_REWRITE("(ramp(x, 4, 4) - ramp(y, 2, 4))", "ramp((x - y), 2, 4)");
   CHECK_REWRITE("(ramp(x, 1, 2) - broadcast(y, 2))", "ramp((x - y), 1, 2)");
   CHECK_REWRITE("(broadcast(y, 2) - ramp(x, 1, 2))", "ramp((y - x), -1, 2)");

@@ -178,6 +178,33 @@ static void test_rewrite_cmp_other(void) {
   CHECK(!strcmp(pe(arith_rewrite_simplify(AN, e)), "(u < 0u8)")); /* only index types get rules */
 }
 
+/* A ramp against a broadcast (or a ramp of another stride) folds when every lane is decided:
+ * the lane where the difference is largest, or smallest, settles it. */
+static void test_rewrite_cmp_lanes(void) {
+  world_reset();
+  CHECK_REWRITE("(ramp(0, 1, 16) < broadcast(20, 16))", "broadcast(True, 16)");
+  CHECK_REWRITE("(ramp(0, 1, 16) < broadcast(15, 16))", "(ramp(0, 1, 16) < broadcast(15, 16))");
+  CHECK_REWRITE("(ramp(0, 1, 16) < broadcast(16, 16))", "broadcast(True, 16)");
+  CHECK_REWRITE("(ramp(20, 1, 4) < broadcast(20, 4))", "broadcast(False, 4)");
+  CHECK_REWRITE("(ramp(20, -1, 4) < broadcast(18, 4))", "(ramp(20, -1, 4) < broadcast(18, 4))");
+  CHECK_REWRITE("(ramp(20, -1, 4) < broadcast(21, 4))", "broadcast(True, 4)");
+  CHECK_REWRITE("(broadcast(1, 4) <= ramp(1, 1, 4))", "broadcast(True, 4)");
+  CHECK_REWRITE("(broadcast(1, 4) <= ramp(0, 1, 4))", "(broadcast(1, 4) <= ramp(0, 1, 4))");
+  CHECK_REWRITE("(ramp(4, 1, 4) > broadcast(3, 4))", "broadcast(True, 4)");
+  CHECK_REWRITE("(ramp(4, 1, 4) >= broadcast(8, 4))", "broadcast(False, 4)");
+  CHECK_REWRITE("(ramp(0, 2, 4) < ramp(0, 1, 4))", "broadcast(False, 4)");
+  CHECK_REWRITE("(ramp(1, 1, 4) < ramp(2, 2, 4))", "broadcast(True, 4)");
+  /* lanes known from the bound of a loop variable in the base */
+  bind("x", 0, 96);
+  CHECK_REWRITE("(ramp((x*16), 1, 16) < broadcast(1536, 16))", "broadcast(True, 16)");
+  CHECK_REWRITE("(ramp((x*16), 1, 16) < broadcast(1535, 16))",
+                "(ramp((x*16), 1, 16) < broadcast(1535, 16))");
+  CHECK_REWRITE("(ramp(((x*16) + 1), 1, 16) >= broadcast(1, 16))", "broadcast(True, 16)");
+  CHECK_REWRITE("(ramp((x*16), 1, 16) < broadcast(((x*16) + 16), 16))", "broadcast(True, 16)");
+  CHECK_REWRITE("(ramp((x*16), 1, 16) < broadcast(y, 16))", "(ramp((x*16), 1, 16) < broadcast(y, 16))");
+
+}
+
 int main(void) {
   test_rewrite_cmp_bounds();
   test_rewrite_cmp_canonical();
@@ -185,6 +212,7 @@ int main(void) {
   test_rewrite_cmp_divmod();
   test_rewrite_cmp_minmax();
   test_rewrite_cmp_other();
+  test_rewrite_cmp_lanes();
   arith_free(AN);
   arena_free(&A);
   return finish();

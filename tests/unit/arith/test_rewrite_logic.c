@@ -42,6 +42,16 @@ static void test_rewrite_logic_and(void) {
   CHECK_REWRITE("((x < y) && True)", "(x < y)");
   CHECK_REWRITE("(False && (x < y))", "False");
   CHECK_REWRITE("((x < y) && ((y < z) && (z < w)))", "(((x < y) && (y < z)) && (z < w))");
+  /* a vector operand whose every lane is the same constant */
+  CHECK_REWRITE("(broadcast(True, 16) && (ramp(x, 1, 16) < broadcast(y, 16)))",
+                "(ramp(x, 1, 16) < broadcast(y, 16))");
+  CHECK_REWRITE("((ramp(x, 1, 4) < broadcast(y, 4)) && broadcast(True, 4))",
+                "(ramp(x, 1, 4) < broadcast(y, 4))");
+  CHECK_REWRITE("(broadcast(False, 4) && (ramp(x, 1, 4) < broadcast(y, 4)))", "broadcast(False, 4)");
+  CHECK_REWRITE("((ramp(x, 1, 4) < broadcast(y, 4)) && broadcast(False, 4))", "broadcast(False, 4)");
+  bind("i", 0, 96);
+  CHECK_REWRITE("(broadcast((0 <= i), 16) && (ramp((i*16), 1, 16) < broadcast(1536, 16)))",
+                "broadcast(True, 16)");
 }
 
 static void test_rewrite_logic_merge(void) {
@@ -97,6 +107,12 @@ static void test_rewrite_logic_or(void) {
   CHECK_REWRITE("((x < y) || False)", "(x < y)");
   CHECK_REWRITE("(True || (x < y))", "True");
   CHECK_REWRITE("((x < y) || ((y < z) || (z < w)))", "(((x < y) || (y < z)) || (z < w))");
+  CHECK_REWRITE("(broadcast(False, 4) || (ramp(x, 1, 4) < broadcast(y, 4)))",
+                "(ramp(x, 1, 4) < broadcast(y, 4))");
+  CHECK_REWRITE("((ramp(x, 1, 4) < broadcast(y, 4)) || broadcast(True, 4))", "broadcast(True, 4)");
+  CHECK_REWRITE("(broadcast(True, 4) || (ramp(x, 1, 4) < broadcast(y, 4)))", "broadcast(True, 4)");
+  CHECK_REWRITE("((ramp(x, 1, 4) < broadcast(y, 4)) || broadcast(False, 4))",
+                "(ramp(x, 1, 4) < broadcast(y, 4))");
 }
 
 static void test_rewrite_logic_select(void) {
@@ -106,6 +122,8 @@ static void test_rewrite_logic_select(void) {
   CHECK_REWRITE("select((x > 0), (y + 1), (y + 1))", "(y + 1)");
   CHECK_REWRITE("select(True, y, z)", "y");
   CHECK_REWRITE("select(False, y, z)", "z");
+  CHECK_REWRITE("select(broadcast(True, 4), ramp(x, 1, 4), broadcast(y, 4))", "ramp(x, 1, 4)");
+  CHECK_REWRITE("select(broadcast(False, 4), ramp(x, 1, 4), broadcast(y, 4))", "broadcast(y, 4)");
   /* the branches see the condition */
   CHECK_REWRITE("select((x < 5), min(x, 10), 0)", "select((x < 5), x, 0)");
   CHECK_REWRITE("select((x < 5), 0, max(x, 4))", "select((x < 5), 0, x)");
@@ -120,6 +138,11 @@ static void test_rewrite_logic_call(void) {
                 "@tir.if_then_else((2 < x), 1, 0, dtype=int32)");
   CHECK_REWRITE("if_then_else(True, x, y)", "x");
   CHECK_REWRITE("if_then_else(False, x, y)", "y");
+  CHECK_REWRITE("if_then_else(broadcast(True, 4), ramp(x, 1, 4), broadcast(y, 4))", "ramp(x, 1, 4)");
+  CHECK_REWRITE("if_then_else(broadcast(False, 4), ramp(x, 1, 4), broadcast(y, 4))",
+                "broadcast(y, 4)");
+  CHECK_REWRITE("if_then_else((ramp(0, 1, 4) < broadcast(4, 4)), ramp(x, 1, 4), broadcast(y, 4))",
+                "ramp(x, 1, 4)");
   CHECK_REWRITE("if_then_else((x < y), z, z)", "z");
   CHECK_REWRITE("if_then_else((x < 5), if_then_else((x < 5), 1, 2), 3)",
                 "@tir.if_then_else((x < 5), 1, 3, dtype=int32)");

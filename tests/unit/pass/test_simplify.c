@@ -1,6 +1,6 @@
 /* test_simplify.c: tir.Simplify (ir/pass/simplify.c): expressions simplified under what the
- * loops, thread extents, lets and conditions around them tell, folded branches and lets
- * dropped, and statements nothing changed in shared. */
+ * loops, thread extents, lets and conditions around them tell, folded branches, lets and
+ * empty loops dropped, and statements nothing changed in shared. */
 #include "tests/unit/schedule/sched_test.h"
 
 static Var *m, *i, *j;
@@ -72,10 +72,26 @@ static void test_simplify_lets_and_stores(void) {
   CHECK_TEXT(ps(simplify(let)), "B[(i + 3)] = 1f32\n");
   Stmt *kept = ir_let_stmt(&A, y, mul(V(i), V(m)), store(buf_b, add(V(y), I(0)), F(1)));
   CHECK_TEXT(ps(simplify(kept)), "let y: int32 = (i*m)\nB[y] = 1f32\n");
-  /* A[i] = A[i] does nothing */
+  /* A[i] = A[i] does nothing, nor does a loop of it */
   CHECK_TEXT(
       ps(simplify(loop(i, V(m), store(buf_a, sub(add(V(i), I(1)), I(1)), load(buf_a, V(i)))))),
-      "for (i: int32, 0, m) {\n}\n");
+      "");
+}
+
+/* The parts tir.LoopPartition may leave: a loop of no iterations, a loop whose body folded to
+ * nothing; the statements around them stay. */
+static void test_simplify_empty_loops(void) {
+  Stmt *keep = store(buf_b, V(j), F(1));
+  Stmt *none = loop(i, sub(V(m), V(m)), store(buf_b, V(i), F(2)));
+  Stmt *items[2] = {keep, none};
+  CHECK_TEXT(ps(simplify(ir_seq(&A, 2, items))), "B[j] = 1f32\n");
+  CHECK_TEXT(ps(simplify(loop(i, I(-3), store(buf_b, V(i), F(2))))), "");
+  Stmt *dead = loop(i, I(10), ir_if(&A, lt(V(i), I(0)), store(buf_b, V(i), F(2)), NULL));
+  CHECK_TEXT(ps(simplify(loop(j, V(m), dead))), "");
+  Stmt *some = loop(i, I(10), ir_if(&A, lt(V(i), I(1)), store(buf_b, V(i), F(2)), NULL));
+  CHECK_TEXT(ps(simplify(some)), "for (i: int32, 0, 10) {\n  if (i < 1) {\n    B[i] = 2f32\n  }\n}\n");
+  Stmt *call = loop(i, I(4), ir_evaluate(&A, I(0)));
+  CHECK_TEXT(ps(simplify(call)), "");
 }
 
 int main(void) {
@@ -88,6 +104,7 @@ int main(void) {
   test_simplify_indices();
   test_simplify_conditions();
   test_simplify_lets_and_stores();
+  test_simplify_empty_loops();
   sb_free(&sb);
   arena_free(&A);
   return finish();
