@@ -142,3 +142,23 @@ Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, 
   scan_bodies(op, a);
   return op;
 }
+
+Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs, Tensor **inputs,
+                        Buffer **in_buffers, int noutputs, Buffer **out_buffers, Stmt *body) {
+  TES_ASSERT(noutputs >= 1 && body, "extern %s without outputs or body", name);
+  DType *dtypes = arena_alloc(a, (size_t)noutputs * sizeof *dtypes);
+  for (int i = 0; i < noutputs; i++) dtypes[i] = out_buffers[i]->dtype;
+  Operation *op = new_op(a, OP_EXTERN, name, tag, noutputs, dtypes, 0, NULL);
+  for (int i = 0; i < noutputs; i++) {
+    check_shape(out_buffers[i]->ndim, out_buffers[i]->shape);
+    op->outputs[i]->ndim = out_buffers[i]->ndim;
+    op->outputs[i]->shape = copy_array(a, out_buffers[i]->shape, out_buffers[i]->ndim,
+                                       sizeof(Expr *));
+  }
+  op->ninputs = ninputs;
+  op->inputs = copy_array(a, inputs, ninputs, sizeof *inputs);
+  op->in_buffers = copy_array(a, in_buffers, ninputs, sizeof *in_buffers);
+  op->out_buffers = copy_array(a, out_buffers, noutputs, sizeof *out_buffers);
+  op->body_stmt = body;
+  return op;
+}

@@ -19,7 +19,8 @@ struct Tensor {
 
 typedef enum {
   OP_PLACEHOLDER, /* an input: te.placeholder */
-  OP_COMPUTE      /* te.compute: one expression per output element */
+  OP_COMPUTE,     /* te.compute: one expression per output element */
+  OP_EXTERN       /* te.extern: a statement writing whole output buffers (opaque to schedules) */
 } OpKind;
 
 struct Operation {
@@ -35,7 +36,13 @@ struct Operation {
   IterVar **reduce_axis; /* the ITER_REDUCE axes its body's REDUCE uses (from the body) */
   Expr **body;         /* noutputs expressions over axis (and reduce_axis) */
   int ninputs;
-  Tensor **inputs;     /* the tensors the body reads, in order of first use, no repeats */
+  Tensor **inputs;     /* the tensors the body reads, in order of first use, no repeats;
+                          OP_EXTERN: as given, one per in_buffers entry */
+  /* OP_EXTERN (naxis 0): body_stmt reads inputs[i] through in_buffers[i] and writes
+   * outputs[i] through out_buffers[i]; lowering binds each buffer to its tensor's storage. */
+  Buffer **in_buffers;
+  Buffer **out_buffers;
+  Stmt *body_stmt;
 };
 
 /* Every array argument is copied into the arena; names too. */
@@ -50,5 +57,9 @@ IterVar **ir_compute_axes(Arena *a, int ndim, Expr **shape, const char *const *n
  * is checked there, not here. */
 Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, Expr **shape,
                          IterVar **axis, int nbody, Expr **body);
+
+/* An extern op (te.extern): outputs shaped and typed as out_buffers, named as a compute's. */
+Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs, Tensor **inputs,
+                        Buffer **in_buffers, int noutputs, Buffer **out_buffers, Stmt *body);
 
 #endif

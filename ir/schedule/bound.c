@@ -217,11 +217,14 @@ static bool infer_root_bound(SchedBounds *b, LStage *ls) {
     int n = op->noutputs * op->naxis;
     Region rg = {op, op->naxis, arena_alloc(a, (size_t)(n + 1) * sizeof(IntSet)),
                  arena_alloc(a, (size_t)(n + 1) * sizeof(bool))};
+    bool whole = false; /* an extern op reads its inputs whole (TVM's ExternOp) */
     for (int j = ls->index + 1; j < b->sch->nstages; j++) {
       LStage *cons = &b->ls[j];
+      if (cons->st->op->kind == OP_EXTERN && reads_op(cons, op)) whole = true;
       if (cons->st->op->kind != OP_COMPUTE || cons->st->attach == ATTACH_INLINE) continue;
       if (reads_op(cons, op) && !add_consumer(b, ls, cons, &rg)) return false;
     }
+    for (int k = 0; whole && k < n; k++) rg.seen[k] = false;
     for (int d = 0; d < op->naxis; d++) {
       IntSet u = {NULL, NULL};
       bool any = false;

@@ -109,6 +109,17 @@ static void scan_reads(IrVisitor *v, const Expr *e) {
 /* Producers come first, so the bodies of inlined producers are final when a consumer is done. */
 static bool inline_bodies(SchedBounds *b, LStage *ls) {
   Operation *op = ls->st->op;
+  if (op->kind == OP_EXTERN) { /* reads its inputs whole, through buffers: none inlined */
+    ls->nreads = op->ninputs;
+    ls->reads = op->inputs;
+    for (int i = 0; i < op->ninputs; i++) {
+      LStage *p = sched_lstage(b, op->inputs[i]->op);
+      if (p && p->st->attach == ATTACH_INLINE)
+        return ir_error(b->diag, "cannot lower: stage %s is inlined, but extern op %s reads it "
+                        "through a buffer (compute it at root)", p->st->op->name, op->name);
+    }
+    return true;
+  }
   if (op->kind != OP_COMPUTE) return true;
   Inliner in = {{b->arena, inline_expr, NULL}, b, false};
   ReadScan rs = {{scan_reads, NULL}, b->arena, ls, 0};

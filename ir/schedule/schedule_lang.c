@@ -50,7 +50,7 @@ static Stage *new_stage(Schedule *s, Operation *op) {
   return st;
 }
 
-static int input_count(const Operation *op) { return op->kind == OP_COMPUTE ? op->ninputs : 0; }
+static int input_count(const Operation *op) { return op->kind == OP_PLACEHOLDER ? 0 : op->ninputs; }
 
 /* Post-order over the read graph from op, inputs in the order the body reads them, so that
  * producers come before consumers; an explicit stack, since graphs can be deep. */
@@ -330,6 +330,12 @@ static bool is_producer_of(const Schedule *s, const Stage *producer, const Stage
 
 static bool computable(Stage *st, const char *what) {
   if (st->op->kind == OP_COMPUTE) return true;
+  if (st->op->kind == OP_EXTERN && strcmp(what, "compute_root") == 0) return true;
+  if (st->op->kind == OP_EXTERN && strcmp(what, "compute_at") == 0)
+    return sched_fail(st->sched, "not supported yet: compute_at of extern stage %s (an extern "
+                      "stage is computed at root)", st->op->name);
+  if (st->op->kind == OP_EXTERN)
+    return sched_fail(st->sched, "cannot %s: stage %s is an extern op", what, st->op->name);
   return sched_fail(st->sched, "cannot %s: stage %s is a placeholder", what, st->op->name);
 }
 
@@ -341,6 +347,9 @@ bool sched_compute_at(Stage *st, Stage *parent, IterVar *scope) {
   if (!is_producer_of(st->sched, st, parent))
     return sched_fail(st->sched, "cannot compute_at: stage %s is not a producer of %s",
                       st->op->name, parent->op->name);
+  if (parent->op->kind == OP_EXTERN)
+    return sched_fail(st->sched, "cannot compute_at: stage %s is an extern op, opaque to "
+                      "schedules: it has no loop to compute %s in", parent->op->name, st->op->name);
   if (leaf_pos(parent, scope, "compute_at") < 0) return false;
   st->attach = ATTACH_SCOPE;
   st->attach_stage = parent;
