@@ -681,6 +681,9 @@ void ir_print_op(StrBuf *out, const Operation *op) {
   case OP_EXTERN:
     sb_printf(out, "extern(%s, %p)", op->name, (const void *)op);
     return;
+  case OP_SCAN:
+    sb_printf(out, "scan(%s, %p)", op->name, (const void *)op);
+    return;
   }
   TES_UNREACHABLE();
 }

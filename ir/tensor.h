@@ -20,7 +20,8 @@ struct Tensor {
 typedef enum {
   OP_PLACEHOLDER, /* an input: te.placeholder */
   OP_COMPUTE,     /* te.compute: one expression per output element */
-  OP_EXTERN       /* te.extern: a statement writing whole output buffers (opaque to schedules) */
+  OP_EXTERN,      /* te.extern: a statement writing whole output buffers (opaque to schedules) */
+  OP_SCAN         /* te.scan: states computed row by row over their first axis */
 } OpKind;
 
 struct Operation {
@@ -43,6 +44,15 @@ struct Operation {
   Buffer **in_buffers;
   Buffer **out_buffers;
   Stmt *body_stmt;
+  /* OP_SCAN (naxis 0; inputs: the inits, then the updates): the rows [0, init rows) of state
+   * k come from scan_init[k], each later row t (scan_axis, over [init rows, update rows)) from
+   * scan_update[k], which reads the rows before t through scan_state[k], a placeholder.
+   * scan_inputs (te.scan's inputs=) bound the update's group of stages; scan_init_axis only
+   * marks where the inits are computed (before the loop). */
+  IterVar *scan_axis, *scan_init_axis;
+  Tensor **scan_init, **scan_update, **scan_state;
+  int nscan_inputs;
+  Tensor **scan_inputs;
 };
 
 /* Every array argument is copied into the arena; names too. */
@@ -61,5 +71,8 @@ Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, 
 /* An extern op (te.extern): outputs shaped and typed as out_buffers, named as a compute's. */
 Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs, Tensor **inputs,
                         Buffer **in_buffers, int noutputs, Buffer **out_buffers, Stmt *body);
+/* A scan op (te.scan) of nstate states; its outputs are shaped and typed as the updates. */
+Operation *ir_scan_op(Arena *a, const char *name, const char *tag, int nstate, Tensor **init,
+                      Tensor **update, Tensor **state, int ninputs, Tensor **inputs);
 
 #endif

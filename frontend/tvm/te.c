@@ -764,6 +764,10 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
       "extern(shape, inputs, fcompute, name='extern', dtype=None, in_buffers=None, "        \
       "out_buffers=None, tag='', attrs=None) -> Tensor: outputs written by the statement "  \
       "fcompute(ins, outs) returns, ins and outs the tensors' Buffers"),                    \
+  ROW("scan", bi_te_scan, 3,                                                             \
+      PARAMS("init", "update", "state_placeholder", "inputs", "name", "tag", "attrs"),      \
+      "scan(init, update, state_placeholder, inputs=None, name='scan', tag='', "            \
+      "attrs=None) -> Tensor: states computed row by row: init's rows, then update's"),     \
   ROW("reduce_axis", fn_reduce_axis, 1, PARAMS("dom", "name", "thread_tag"),             \
       "reduce_axis(dom, name='rv') -> IterVar: an axis to reduce over, dom (min, end)"),    \
   ROW("thread_axis", fn_thread_axis, 0, PARAMS("dom", "tag", "name"),                    \
@@ -820,6 +824,7 @@ int bi_te_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_compute_op_class);
   add_type(m, &bi_te_placeholder_op_class);
   add_type(m, &bi_te_extern_op_class);
+  add_type(m, &bi_te_scan_op_class);
   add_type(m, &bi_sched_schedule_class);
   add_type(m, &bi_sched_stage_class);
   return bi_tensor_intrin_init(I, m);

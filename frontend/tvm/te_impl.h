@@ -38,7 +38,8 @@ extern const ObjClass bi_te_itervar_class;  /* IterVar */
 extern const ObjClass bi_te_range_class;    /* an IterVar's dom: p is the IterVar */
 extern const ObjClass bi_te_tensor_class;   /* Tensor */
 extern const ObjClass bi_te_op_class;       /* Operation: the base type of the two below */
-extern const ObjClass bi_te_compute_op_class, bi_te_placeholder_op_class, bi_te_extern_op_class;
+extern const ObjClass bi_te_compute_op_class, bi_te_placeholder_op_class, bi_te_extern_op_class,
+    bi_te_scan_op_class;
 extern const ObjClass bi_te_combiner_class; /* CommReducer (a reduction's combiner) */
 extern const ObjClass bi_te_reducer_class;  /* what te.comm_reducer returns (tvm/te.c) */
 
@@ -114,6 +115,8 @@ Value *bi_te_op_attrs(Interp *I, const Operation *op);
 int bi_te_set_op_attrs(Interp *I, const Operation *op, Value *attrs);
 /* te.extern (tvm/te_extern.c). */
 Value *bi_te_extern(Interp *I, Value *self, Value **a);
+/* te.scan (tvm/te_scan.c). */
+Value *bi_te_scan(Interp *I, Value *self, Value **a);
 
 /* ---- arguments (tvm/te.c) ---- */
 /* A dom: a (min, end) tuple or list, a range with step 1, or an IterVar's Range value. */

@@ -21,6 +21,8 @@ static const ObjClass *op_class(const Operation *op) {
     return &bi_te_compute_op_class;
   case OP_EXTERN:
     return &bi_te_extern_op_class;
+  case OP_SCAN:
+    return &bi_te_scan_op_class;
   }
   TES_UNREACHABLE();
 }
@@ -42,7 +44,7 @@ Operation *bi_te_op_of(Value *v) {
   if (v->kind != VAL_OBJ) return NULL;
   const ObjClass *c = v->u.obj.cls;
   return c == &bi_te_compute_op_class || c == &bi_te_placeholder_op_class ||
-                 c == &bi_te_extern_op_class
+                 c == &bi_te_extern_op_class || c == &bi_te_scan_op_class
              ? v->u.obj.p
              : NULL;
 }
@@ -718,6 +720,40 @@ static const Property extern_op_props[] = {
     {"attrs", compute_attrs, "the operation's attributes, the dict te.extern was given"},
     {0},
 };
+static Value *scan_axis(Interp *I, Value *self) {
+  return bi_te_wrap_itervar(((Operation *)self->u.obj.p)->scan_axis);
+}
+
+static Value *scan_tensors(Tensor **ts, int n) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_tensor(ts[i]));
+  return l;
+}
+
+static Value *scan_init(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_init, op->noutputs);
+}
+
+static Value *scan_update(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_update, op->noutputs);
+}
+
+static Value *scan_state(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_state, op->noutputs);
+}
+
+static const Property scan_op_props[] = {
+    OP_PROPS,
+    {"scan_axis", scan_axis, "the axis the steps run over, an IterVar"},
+    {"init", scan_init, "the tensor of each state's first rows, a list"},
+    {"update", scan_update, "the tensor of each state's later rows, a list"},
+    {"state_placeholder", scan_state, "the placeholder each update reads the state by, a list"},
+    {"attrs", compute_attrs, "the operation's attributes, the dict te.scan was given"},
+    {0},
+};
 static const Property placeholder_op_props[] = {
     OP_PROPS,
     {"shape", placeholder_shape, "the extent of each dimension, a list of PrimExpr"},
@@ -764,6 +800,7 @@ const ObjClass bi_te_op_class = {
 OP_KIND_CLASS(bi_te_compute_op_class, "ComputeOp", compute_op_props)
 OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp", placeholder_op_props)
 OP_KIND_CLASS(bi_te_extern_op_class, "ExternOp", extern_op_props)
+OP_KIND_CLASS(bi_te_scan_op_class, "ScanOp", scan_op_props)
 #undef OP_KIND_CLASS
 
 /* ---- CommReducer ---- */

@@ -32,7 +32,7 @@ static bool reads_any(const Operation *op, const PtrMap *vmap) {
 }
 
 Operation *sched_replace_inputs(Arena *a, Operation *op, const PtrMap *vmap) {
-  if (!reads_any(op, vmap)) return op;
+  if (!reads_any(op, vmap) || op->kind == OP_SCAN) return op;
   if (op->kind == OP_EXTERN) { /* its buffers bind to whichever tensors it reads now */
     Tensor **in = arena_alloc(a, (size_t)op->ninputs * sizeof *in);
     for (int i = 0; i < op->ninputs; i++) {
@@ -235,7 +235,12 @@ static Stage *writable_stage(Schedule *s, const Tensor *t) {
     sched_fail(s, "cannot cache_write: tensor %s is not in the schedule", t ? t->name : "(none)");
   else if (st->op->kind != OP_COMPUTE)
     sched_fail(s, "cannot cache_write: stage %s is %s", st->op->name,
-               st->op->kind == OP_EXTERN ? "an extern op" : "a placeholder");
+               st->op->kind == OP_EXTERN ? "an extern op"
+               : st->op->kind == OP_SCAN ? "a scan"
+                                         : "a placeholder");
+  else if (sched_scan_role(s, st->op, &(int){0}, &(int){0}))
+    sched_fail(s, "not supported yet: cache_write of stage %s, the init or update of a scan",
+               st->op->name);
   else if (!unscheduled(st))
     sched_fail(s,
                "cannot cache_write: stage %s was already split, fused or reordered; call "

@@ -120,6 +120,11 @@ static bool inline_bodies(SchedBounds *b, LStage *ls) {
     }
     return true;
   }
+  if (op->kind == OP_SCAN) {
+    ls->nreads = op->ninputs;
+    ls->reads = op->inputs;
+    return true;
+  }
   if (op->kind != OP_COMPUTE) return true;
   Inliner in = {{b->arena, inline_expr, NULL}, b, false};
   ReadScan rs = {{scan_reads, NULL}, b->arena, ls, 0};
@@ -149,6 +154,8 @@ static bool attach_path(SchedBounds *b, LStage *ls) {
   int cap = 0;
   for (LStage *cur = ls; cur->st->attach == ATTACH_SCOPE;) {
     LStage *host = sched_lstage(b, cur->st->attach_stage->op);
+    if (host->st->op->kind == OP_SCAN && cur->attach_ivar == host->st->op->scan_init_axis)
+      break; /* a scan's init: before its loop, so outside every loop of the scan */
     if (host->st->attach == ATTACH_INLINE)
       return ir_error(b->diag, "cannot compute_at: stage %s is computed at %s, which is inlined",
                       cur->st->op->name, host->st->op->name);

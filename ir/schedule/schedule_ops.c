@@ -580,6 +580,10 @@ static Stmt *schedule_ops(SchedBounds *b) {
       body = extern_pipeline(b, ls, body);
       continue;
     }
+    if (ls->st->op->kind == OP_SCAN) {
+      body = sched_scan_pipeline(b, ls, body);
+      continue;
+    }
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
     if (ls->st->attach == ATTACH_ROOT) {
       body = make_pipeline(b, ls, body);
@@ -598,6 +602,7 @@ static Stmt *schedule_ops(SchedBounds *b) {
   }
   if (!body) return ir_seq(a, 0, NULL);
   PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
+  body = sched_scan_postproc(b, body);
   return sched_restore_tensors(b->sch, a, ir_mutate_stmt(&pp.m, body));
 }
 
