@@ -11,12 +11,16 @@
 
 /* The scan that s_op is the init (role 1) or update (role 2) of, and which state; NULL. */
 const Operation *sched_scan_role(const Schedule *s, const Operation *op, int *role, int *k) {
+  const Stage *st = sched_stage(s, op); /* a cache_read may have rewritten its op */
+  const Operation *origin = st ? st->origin_op : op;
   for (int i = 0; i < s->nstages; i++) {
     const Operation *sc = s->stages[i]->op;
     if (sc->kind != OP_SCAN) continue;
     for (int j = 0; j < sc->noutputs; j++) {
-      if (sc->scan_init[j]->op == op) return *role = 1, *k = j, sc;
-      if (sc->scan_update[j]->op == op) return *role = 2, *k = j, sc;
+      if (sc->scan_init[j]->op == op || sc->scan_init[j]->op == origin)
+        return *role = 1, *k = j, sc;
+      if (sc->scan_update[j]->op == op || sc->scan_update[j]->op == origin)
+        return *role = 2, *k = j, sc;
     }
   }
   return NULL;
