@@ -192,6 +192,7 @@ extern const char *const ir_stmt_kind_names[STMT_KIND_COUNT];
 /* What an ATTR statement is about: printed as `attr [IterVar(...)]`, `attr [A]` ... */
 typedef enum {
   ATTR_NODE_NONE,
+  ATTR_NODE_EXPR,        /* attr [0] "extern_scope": an Expr */
   ATTR_NODE_ITERVAR,
   ATTR_NODE_VAR,
   ATTR_NODE_BUFFER,

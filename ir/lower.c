@@ -97,7 +97,8 @@ static bool check_args(const Schedule *s, int nargs, Tensor **args, Diag *d) {
   }
   for (int i = 0; i < s->nstages; i++) {
     const Operation *op = s->stages[i]->op;
-    if (op->kind == OP_PLACEHOLDER && !is_arg(nargs, args, op->outputs[0]))
+    if (op->kind == OP_PLACEHOLDER && !is_arg(nargs, args, op->outputs[0]) &&
+        !sched_is_scan_state(s, op->outputs[0]))
       return ir_error(d, "cannot lower: placeholder %s is read but is not an argument",
                       op->outputs[0]->name);
   }

@@ -486,6 +486,9 @@ static void print_attr_node(Printer *p, AttrNodeKind k, const void *node) {
   case ATTR_NODE_NONE:
     sb_puts(p->out, "(nullptr)");
     return;
+  case ATTR_NODE_EXPR:
+    ir_print_expr(p->out, node);
+    return;
   case ATTR_NODE_ITERVAR:
     print_itervar(p, node);
     return;
@@ -674,6 +677,12 @@ void ir_print_op(StrBuf *out, const Operation *op) {
     sb_puts(out, "], reduce_axis=[");
     print_itervar_list(out, op->nreduce, op->reduce_axis);
     sb_printf(out, "], tag=%s, attrs={})", op->tag);
+    return;
+  case OP_EXTERN:
+    sb_printf(out, "extern(%s, %p)", op->name, (const void *)op);
+    return;
+  case OP_SCAN:
+    sb_printf(out, "scan(%s, %p)", op->name, (const void *)op);
     return;
   }
   TES_UNREACHABLE();

@@ -142,3 +142,63 @@ Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, 
   scan_bodies(op, a);
   return op;
 }
+
+Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs, Tensor **inputs,
+                        Buffer **in_buffers, int noutputs, Buffer **out_buffers, Stmt *body) {
+  TES_ASSERT(noutputs >= 1 && body, "extern %s without outputs or body", name);
+  DType *dtypes = arena_alloc(a, (size_t)noutputs * sizeof *dtypes);
+  for (int i = 0; i < noutputs; i++) dtypes[i] = out_buffers[i]->dtype;
+  Operation *op = new_op(a, OP_EXTERN, name, tag, noutputs, dtypes, 0, NULL);
+  for (int i = 0; i < noutputs; i++) {
+    check_shape(out_buffers[i]->ndim, out_buffers[i]->shape);
+    op->outputs[i]->ndim = out_buffers[i]->ndim;
+    op->outputs[i]->shape = copy_array(a, out_buffers[i]->shape, out_buffers[i]->ndim,
+                                       sizeof(Expr *));
+  }
+  op->ninputs = ninputs;
+  op->inputs = copy_array(a, inputs, ninputs, sizeof *inputs);
+  op->in_buffers = copy_array(a, in_buffers, ninputs, sizeof *in_buffers);
+  op->out_buffers = copy_array(a, out_buffers, noutputs, sizeof *out_buffers);
+  op->body_stmt = body;
+  return op;
+}
+
+static const char *suffixed(Arena *a, const char *name, const char *suffix) {
+  size_t n = strlen(name) + strlen(suffix) + 1;
+  char *s = arena_alloc(a, n);
+  snprintf(s, n, "%s%s", name, suffix);
+  return s;
+}
+
+Operation *ir_scan_op(Arena *a, const char *name, const char *tag, int nstate, Tensor **init,
+                      Tensor **update, Tensor **state, int ninputs, Tensor **inputs) {
+  TES_ASSERT(nstate >= 1, "scan %s without states", name);
+  DType *dtypes = arena_alloc(a, (size_t)nstate * sizeof *dtypes);
+  for (int i = 0; i < nstate; i++) dtypes[i] = update[i]->dtype;
+  Operation *op = new_op(a, OP_SCAN, name, tag, nstate, dtypes, 0, NULL);
+  for (int i = 0; i < nstate; i++) {
+    op->outputs[i]->ndim = update[i]->ndim;
+    op->outputs[i]->shape = update[i]->shape;
+  }
+  Expr *lo = init[0]->shape[0], *hi = update[0]->shape[0];
+  if (!dt_eq(lo->dtype, hi->dtype)) lo = ir_cast(a, hi->dtype, lo);
+  int64_t x, y;
+  Expr *extent = ir_as_int(lo, &x) && ir_as_int(hi, &y) ? ir_int(a, hi->dtype, y - x)
+                                                        : ir_binary(a, EXPR_SUB, hi, lo);
+  op->scan_axis = ir_itervar(a, ir_var(a, suffixed(a, op->name, ".idx"), hi->dtype),
+                             (Range){lo, extent}, ITER_DATA_PAR, NULL);
+  op->scan_init_axis = ir_itervar(a, ir_var(a, suffixed(a, op->name, ".init"), hi->dtype),
+                                  (Range){NULL, NULL}, ITER_OPAQUE, NULL);
+  op->scan_init = copy_array(a, init, nstate, sizeof *init);
+  op->scan_update = copy_array(a, update, nstate, sizeof *update);
+  op->scan_state = copy_array(a, state, nstate, sizeof *state);
+  op->nscan_inputs = ninputs;
+  op->scan_inputs = copy_array(a, inputs, ninputs, sizeof *inputs);
+  op->ninputs = 2 * nstate;
+  op->inputs = arena_alloc(a, (size_t)(2 * nstate) * sizeof *op->inputs);
+  for (int i = 0; i < nstate; i++) {
+    op->inputs[i] = init[i];
+    op->inputs[nstate + i] = update[i];
+  }
+  return op;
+}

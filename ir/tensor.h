@@ -19,7 +19,9 @@ struct Tensor {
 
 typedef enum {
   OP_PLACEHOLDER, /* an input: te.placeholder */
-  OP_COMPUTE      /* te.compute: one expression per output element */
+  OP_COMPUTE,     /* te.compute: one expression per output element */
+  OP_EXTERN,      /* te.extern: a statement writing whole output buffers (opaque to schedules) */
+  OP_SCAN         /* te.scan: states computed row by row over their first axis */
 } OpKind;
 
 struct Operation {
@@ -35,7 +37,22 @@ struct Operation {
   IterVar **reduce_axis; /* the ITER_REDUCE axes its body's REDUCE uses (from the body) */
   Expr **body;         /* noutputs expressions over axis (and reduce_axis) */
   int ninputs;
-  Tensor **inputs;     /* the tensors the body reads, in order of first use, no repeats */
+  Tensor **inputs;     /* the tensors the body reads, in order of first use, no repeats;
+                          OP_EXTERN: as given, one per in_buffers entry */
+  /* OP_EXTERN (naxis 0): body_stmt reads inputs[i] through in_buffers[i] and writes
+   * outputs[i] through out_buffers[i]; lowering binds each buffer to its tensor's storage. */
+  Buffer **in_buffers;
+  Buffer **out_buffers;
+  Stmt *body_stmt;
+  /* OP_SCAN (naxis 0; inputs: the inits, then the updates): the rows [0, init rows) of state
+   * k come from scan_init[k], each later row t (scan_axis, over [init rows, update rows)) from
+   * scan_update[k], which reads the rows before t through scan_state[k], a placeholder.
+   * scan_inputs (te.scan's inputs=) bound the update's group of stages; scan_init_axis only
+   * marks where the inits are computed (before the loop). */
+  IterVar *scan_axis, *scan_init_axis;
+  Tensor **scan_init, **scan_update, **scan_state;
+  int nscan_inputs;
+  Tensor **scan_inputs;
 };
 
 /* Every array argument is copied into the arena; names too. */
@@ -50,5 +67,12 @@ IterVar **ir_compute_axes(Arena *a, int ndim, Expr **shape, const char *const *n
  * is checked there, not here. */
 Operation *ir_compute_op(Arena *a, const char *name, const char *tag, int ndim, Expr **shape,
                          IterVar **axis, int nbody, Expr **body);
+
+/* An extern op (te.extern): outputs shaped and typed as out_buffers, named as a compute's. */
+Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs, Tensor **inputs,
+                        Buffer **in_buffers, int noutputs, Buffer **out_buffers, Stmt *body);
+/* A scan op (te.scan) of nstate states; its outputs are shaped and typed as the updates. */
+Operation *ir_scan_op(Arena *a, const char *name, const char *tag, int nstate, Tensor **init,
+                      Tensor **update, Tensor **state, int ninputs, Tensor **inputs);
 
 #endif

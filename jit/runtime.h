@@ -38,7 +38,7 @@ atomic_int *rt_interrupt_flag(void); /* the flag in use */
  * hook, which calls the function registered under name (tvm.register_func); without a hook
  * (an exported library) it fails. 0, or RT_ERR_PACKED. */
 enum { RT_ERR_PACKED = -3 };
-enum { RT_ARG_INT = 0, RT_ARG_FLOAT = 1, RT_ARG_HANDLE = 2, RT_ARG_STR = 3 };
+enum { RT_ARG_INT = 0, RT_ARG_FLOAT = 1, RT_ARG_HANDLE = 2, RT_ARG_STR = 3, RT_ARG_ARRAY = 4 };
 typedef int32_t (*RtPackedHook)(const char *name, const int64_t *values, const int32_t *codes,
                                 int32_t n, int64_t *ret);
 void rt_set_packed_hook(RtPackedHook hook);

@@ -44,7 +44,13 @@ enum { CG_LLVM_ERR_NOMEM = -1, CG_LLVM_ERR_INTERRUPTED = -2, CG_LLVM_ERR_PACKED 
  * double's bits, a pointer or a C string's address, codes[i] says which; *ret is the result
  * (an int64, or a double's bits for a float call). A nonzero return (CG_LLVM_ERR_PACKED)
  * makes the function return it. */
-enum { CG_LLVM_ARG_INT = 0, CG_LLVM_ARG_FLOAT = 1, CG_LLVM_ARG_HANDLE = 2, CG_LLVM_ARG_STR = 3 };
+enum { CG_LLVM_ARG_INT = 0, CG_LLVM_ARG_FLOAT = 1, CG_LLVM_ARG_HANDLE = 2, CG_LLVM_ARG_STR = 3,
+       CG_LLVM_ARG_ARRAY = 4 };
+/* CG_LLVM_ARG_ARRAY (a Buffer argument, @tir.tvm_stack_make_array of a compact buffer): the
+ * address of int64 words {data, ndim, dtype (code | bits << 8 | lanes << 16), elem_offset,
+ * shape[0], ..., shape[ndim - 1]}. */
+enum { CG_LLVM_ARRAY_DATA, CG_LLVM_ARRAY_NDIM, CG_LLVM_ARRAY_DTYPE, CG_LLVM_ARRAY_OFFSET,
+       CG_LLVM_ARRAY_SHAPE };
 
 /* What cg_llvm_build made: an optimised LLVM module (or, from a cache entry, its text and
  * object file) and the target machine it was made for. */

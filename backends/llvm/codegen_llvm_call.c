@@ -216,9 +216,47 @@ static LLVMValueRef reinterpret(Cg *cg, const Expr *e) {
 
 /* ---- call_packed ---- */
 
+static bool is_call(const Expr *x, const char *op) {
+  return x->kind == EXPR_CALL && strcmp(x->u.call.op, op) == 0;
+}
+
+/* @tir.tvm_stack_make_array(data, tvm_stack_make_shape(shape...), 0, ndim, 0 of dtype,
+ * elem_offset), a compact buffer as call_packed passes it: its words (codegen_llvm.h's
+ * CG_LLVM_ARRAY_*) on the stack, or NULL with an error for a strided one. */
+static LLVMValueRef packed_array(Cg *cg, const Expr *x) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+  Expr *const *a = x->u.call.args;
+  if (x->u.call.n != 6 || !is_call(a[1], "tir.tvm_stack_make_shape") ||
+      !ir_is_const_int(a[2], 0)) {
+    ir_error(cg->diag, "not supported yet: a strided buffer (@tir.tvm_stack_make_array with "
+                       "strides) as an argument of @tir.tvm_call_packed");
+    return NULL;
+  }
+  int nd = a[1]->u.call.n;
+  LLVMValueRef words = cg_entry_alloca(cg, i64, (unsigned)(CG_LLVM_ARRAY_SHAPE + nd), 8);
+  DType t = a[4]->dtype;
+  LLVMValueRef w[CG_LLVM_ARRAY_SHAPE] = {
+      LLVMBuildPtrToInt(cg->b, cg_expr(cg, a[0]), i64, ""),
+      LLVMConstInt(i64, (unsigned long long)nd, 0),
+      LLVMConstInt(i64, (unsigned long long)t.code | (unsigned long long)t.bits << 8 |
+                            (unsigned long long)t.lanes << 16, 0),
+      cg_to_i64(cg, cg_expr(cg, a[5]), a[5]->dtype)};
+  for (int i = 0; i < CG_LLVM_ARRAY_SHAPE + nd; i++) {
+    LLVMValueRef idx = LLVMConstInt(i64, (unsigned long long)i, 0);
+    const Expr *e = i < CG_LLVM_ARRAY_SHAPE ? NULL : a[1]->u.call.args[i - CG_LLVM_ARRAY_SHAPE];
+    LLVMValueRef v = e ? cg_to_i64(cg, cg_expr(cg, e), e->dtype) : w[i];
+    LLVMBuildStore(cg->b, v, LLVMBuildGEP2(cg->b, i64, words, &idx, 1, ""));
+  }
+  return LLVMBuildPtrToInt(cg->b, words, i64, "");
+}
+
 /* Argument i's 8 bytes and its code (codegen_llvm.h's CG_LLVM_ARG_*). */
 static LLVMValueRef packed_arg(Cg *cg, const Expr *x, int *code) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+  if (is_call(x, "tir.tvm_stack_make_array")) {
+    *code = CG_LLVM_ARG_ARRAY;
+    return packed_array(cg, x);
+  }
   if (x->kind == EXPR_STR) {
     *code = CG_LLVM_ARG_STR;
     return LLVMBuildPtrToInt(cg->b, LLVMBuildGlobalStringPtr(cg->b, x->u.str, ""), i64, "");
@@ -256,6 +294,7 @@ static LLVMValueRef call_packed(Cg *cg, const Expr *e) {
     }
     int code;
     LLVMValueRef v = packed_arg(cg, a[1 + i], &code);
+    if (!v) return poison(cg, e);
     LLVMValueRef idx = LLVMConstInt(i64, (unsigned long long)i, 0);
     LLVMBuildStore(cg->b, v, LLVMBuildGEP2(cg->b, i64, vals, &idx, 1, ""));
     LLVMBuildStore(cg->b, LLVMConstInt(i32, (unsigned long long)code, 0),

@@ -12,6 +12,7 @@
 
 #include "backends/llvm/codegen_llvm.h"
 #include "frontend/lang/interp_impl.h"
+#include "frontend/np/ndarray.h"
 #include "frontend/tvm/build_impl.h"
 #include "frontend/tvm/te_impl.h"
 #include "frontend/tvm/tir_impl.h"
@@ -49,6 +50,34 @@ static Value *array_at(int64_t p) {
 static Value *registry(Interp *I) {
   if (!I->packed_funcs) I->packed_funcs = val_dict_new();
   return I->packed_funcs;
+}
+
+/* A buffer the kernel passes (CG_LLVM_ARG_ARRAY): the call's array when it is one of them,
+ * whole; otherwise a new array holding a copy of the buffer's elements, which *back is set to
+ * copy into the buffer once the function returns (the interpreter's arrays own their data,
+ * so an intermediate buffer goes in and out by copy). NULL for a buffer too large to copy. */
+static Value *array_value(const int64_t *w, NDArray **back, void **back_data) {
+  DType t = DT_MAKE((int)(w[CG_LLVM_ARRAY_DTYPE] & 0xff), (int)(w[CG_LLVM_ARRAY_DTYPE] >> 8 & 0xff),
+                    (int)(w[CG_LLVM_ARRAY_DTYPE] >> 16 & 0xffff));
+  int nd = (int)w[CG_LLVM_ARRAY_NDIM];
+  if (nd < 0 || nd > ND_MAX_DIMS) return NULL;
+  char *data = (char *)(intptr_t)w[CG_LLVM_ARRAY_DATA] +
+               w[CG_LLVM_ARRAY_OFFSET] * (int64_t)nd_elem_bytes(t);
+  const int64_t *shape = w + CG_LLVM_ARRAY_SHAPE;
+  Args *a = cur.args;
+  for (int i = 0; a && i < a->narrays; i++) {
+    const NDArray *x = bi_ndarray_of(a->arrays[i]);
+    if ((char *)a->ptrs[i] != data || !x || x->ndim != nd || !dt_eq(x->dtype, t) ||
+        memcmp(x->shape, shape, (size_t)nd * sizeof *shape) != 0)
+      continue;
+    return val_incref(a->arrays[i]);
+  }
+  NDArray *copy = nd_new(t, nd, shape);
+  if (!copy) return NULL;
+  memcpy(copy->data, data, nd_nbytes(copy));
+  *back = copy;
+  *back_data = data;
+  return bi_ndarray_wrap(copy);
 }
 
 static Value *arg_value(int64_t v, int32_t code) {
@@ -90,17 +119,29 @@ int32_t bi_packed_hook(const char *name, const int64_t *values, const int32_t *c
     return CG_LLVM_ERR_PACKED;
   }
   Value **args = xcalloc((size_t)n + 1, sizeof *args);
+  NDArray **back = xcalloc((size_t)n + 1, sizeof *back);
+  void **back_data = xcalloc((size_t)n + 1, sizeof *back_data);
   int rc = 0;
   for (int i = 0; i < n && rc == 0; i++)
-    if (!(args[i] = arg_value(values[i], codes[i]))) {
+    if (codes[i] == CG_LLVM_ARG_ARRAY) {
+      if (!(args[i] = array_value((const int64_t *)(intptr_t)values[i], &back[i], &back_data[i]))) {
+        interp_raise(I, EXC_RuntimeError, "call_packed('%s'): no memory for a copy of buffer "
+                                         "argument %d", name, i + 1);
+        rc = -1;
+      }
+    } else if (!(args[i] = arg_value(values[i], codes[i]))) {
       interp_raise(I, EXC_RuntimeError, "not supported yet: call_packed('%s') with a handle "
                                         "that is not the start of one of the call's arrays "
                                         "(argument %d)", name, i + 1);
       rc = -1;
     }
   Value *r = rc == 0 ? interp_callv(I, fn, n, args) : NULL;
+  for (int i = 0; i < n; i++)
+    if (r && back[i]) memcpy(back_data[i], back[i]->data, nd_nbytes(back[i]));
   for (int i = 0; i < n; i++) val_xdecref(args[i]);
   free(args);
+  free(back);
+  free(back_data);
   if (!r || result_bits(I, name, r, ret) < 0) rc = -1;
   val_xdecref(r);
   return rc ? CG_LLVM_ERR_PACKED : 0;
@@ -175,6 +216,22 @@ Value *bi_packed_get_global_func(Interp *I, Value *self, Value **a) {
   return interp_raise(I, EXC_ValueError, "Cannot find global function %s", name);
 }
 
+/* A Buffer as TVM's call_packed passes one (python/tvm/tir/op.py's _pack_buffer):
+ * @tir.tvm_stack_make_array(data, @tir.tvm_stack_make_shape(shape...), strides or 0, ndim,
+ * 0 of its dtype, elem_offset). */
+static Expr *pack_buffer(Interp *I, const Buffer *b) {
+  Arena *ar = arena(I);
+  Expr *shape = ir_call(ar, DT_HANDLE64, "tir.tvm_stack_make_shape", CALL_PURE, b->ndim, b->shape);
+  Expr *strides = b->strides ? ir_call(ar, DT_HANDLE64, "tir.tvm_stack_make_shape", CALL_PURE,
+                                       b->ndim, b->strides)
+                             : ir_i32(ar, 0);
+  DType et = b->dtype;
+  Expr *zero = dt_is_float(et) ? ir_float(ar, et, 0) : ir_int(ar, et, 0);
+  Expr *args[6] = {ir_varref(ar, b->data), shape, strides, ir_i32(ar, b->ndim), zero,
+                   b->elem_offset ? b->elem_offset : ir_i32(ar, 0)};
+  return ir_call(ar, DT_HANDLE64, "tir.tvm_stack_make_array", CALL_PURE, 6, args);
+}
+
 /* tvm.tir.call_packed("name", *args): @tir.tvm_call_packed("name", args, dtype=int32). */
 Value *bi_tir_call_packed(Interp *I, Value *self, Value **a) {
   Value *t = a[0];
@@ -186,6 +243,11 @@ Value *bi_tir_call_packed(Interp *I, Value *self, Value **a) {
   for (int i = 0; i < n; i++) {
     char what[48];
     snprintf(what, sizeof what, "call_packed: argument %d", i + 1);
+    const Buffer *buf = bi_tir_buffer_of(VAL_SEQ_ITEM(t, i));
+    if (buf) {
+      args[i] = pack_buffer(I, buf);
+      continue;
+    }
     if (!(args[i] = bi_tir_call_arg(I, VAL_SEQ_ITEM(t, i), what))) return NULL;
     if (args[i]->dtype.lanes > 1)
       return interp_raise(I, EXC_TypeError, "call_packed: argument %d is a vector", i + 1);

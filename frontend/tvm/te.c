@@ -464,7 +464,7 @@ static int attrs_arg(Interp *I, Value *v) {
 }
 
 /* The operation's attrs (a dict), kept by the session beside the IR, which holds no values. */
-static int set_op_attrs(Interp *I, const Operation *op, Value *attrs) {
+int bi_te_set_op_attrs(Interp *I, const Operation *op, Value *attrs) {
   if (!attrs || attrs->kind != VAL_DICT || dict_len(attrs) == 0) return 0;
   if (!I->op_attrs) I->op_attrs = val_dict_new();
   Value *key = val_int((int64_t)(uintptr_t)op);
@@ -505,7 +505,7 @@ static Value *fn_compute(Interp *I, Value *self, Value **a) {
       check_reductions(I, name, nbody, body) < 0)
     return NULL;
   Operation *op = ir_compute_op(arena(I), name, tag, ndim, shape, axes, nbody, body);
-  if (set_op_attrs(I, op, a[4]) < 0) return NULL;
+  if (bi_te_set_op_attrs(I, op, a[4]) < 0) return NULL;
   return outputs_value(op);
 }
 
@@ -758,6 +758,16 @@ BI_TE_MATH2(BI_TE_MATH2_DEF)
   ROW("compute", fn_compute, 2, PARAMS("shape", "fcompute", "name", "tag", "attrs"),     \
       "compute(shape, fcompute, name='compute', tag='', attrs=None) -> Tensor: "            \
       "fcompute(i, j, ...) for every element"),                                             \
+  ROW("extern", bi_te_extern, 3,                                                         \
+      PARAMS("shape", "inputs", "fcompute", "name", "dtype", "in_buffers", "out_buffers",   \
+             "tag", "attrs"),                                                               \
+      "extern(shape, inputs, fcompute, name='extern', dtype=None, in_buffers=None, "        \
+      "out_buffers=None, tag='', attrs=None) -> Tensor: outputs written by the statement "  \
+      "fcompute(ins, outs) returns, ins and outs the tensors' Buffers"),                    \
+  ROW("scan", bi_te_scan, 3,                                                             \
+      PARAMS("init", "update", "state_placeholder", "inputs", "name", "tag", "attrs"),      \
+      "scan(init, update, state_placeholder, inputs=None, name='scan', tag='', "            \
+      "attrs=None) -> Tensor: states computed row by row: init's rows, then update's"),     \
   ROW("reduce_axis", fn_reduce_axis, 1, PARAMS("dom", "name", "thread_tag"),             \
       "reduce_axis(dom, name='rv') -> IterVar: an axis to reduce over, dom (min, end)"),    \
   ROW("thread_axis", fn_thread_axis, 0, PARAMS("dom", "tag", "name"),                    \
@@ -813,6 +823,8 @@ int bi_te_module_init(Interp *I, Value *m) {
   add_type(m, &bi_te_op_class);
   add_type(m, &bi_te_compute_op_class);
   add_type(m, &bi_te_placeholder_op_class);
+  add_type(m, &bi_te_extern_op_class);
+  add_type(m, &bi_te_scan_op_class);
   add_type(m, &bi_sched_schedule_class);
   add_type(m, &bi_sched_stage_class);
   return bi_tensor_intrin_init(I, m);

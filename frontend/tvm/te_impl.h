@@ -38,7 +38,8 @@ extern const ObjClass bi_te_itervar_class;  /* IterVar */
 extern const ObjClass bi_te_range_class;    /* an IterVar's dom: p is the IterVar */
 extern const ObjClass bi_te_tensor_class;   /* Tensor */
 extern const ObjClass bi_te_op_class;       /* Operation: the base type of the two below */
-extern const ObjClass bi_te_compute_op_class, bi_te_placeholder_op_class;
+extern const ObjClass bi_te_compute_op_class, bi_te_placeholder_op_class, bi_te_extern_op_class,
+    bi_te_scan_op_class;
 extern const ObjClass bi_te_combiner_class; /* CommReducer (a reduction's combiner) */
 extern const ObjClass bi_te_reducer_class;  /* what te.comm_reducer returns (tvm/te.c) */
 
@@ -110,6 +111,12 @@ Value *bi_te_tag_scope(Interp *I, Value *self, Value **a);
 const char *bi_te_scope_tag(Interp *I, const char *tag);
 /* te.compute's attrs of op, a dict (a new empty one for none). */
 Value *bi_te_op_attrs(Interp *I, const Operation *op);
+/* Keeps attrs (a dict, or None) as op's; -1 with an exception. */
+int bi_te_set_op_attrs(Interp *I, const Operation *op, Value *attrs);
+/* te.extern (tvm/te_extern.c). */
+Value *bi_te_extern(Interp *I, Value *self, Value **a);
+/* te.scan (tvm/te_scan.c). */
+Value *bi_te_scan(Interp *I, Value *self, Value **a);
 
 /* ---- arguments (tvm/te.c) ---- */
 /* A dom: a (min, end) tuple or list, a range with step 1, or an IterVar's Range value. */

@@ -19,6 +19,10 @@ static const ObjClass *op_class(const Operation *op) {
     return &bi_te_placeholder_op_class;
   case OP_COMPUTE:
     return &bi_te_compute_op_class;
+  case OP_EXTERN:
+    return &bi_te_extern_op_class;
+  case OP_SCAN:
+    return &bi_te_scan_op_class;
   }
   TES_UNREACHABLE();
 }
@@ -39,7 +43,10 @@ Tensor *bi_te_tensor_of(Value *v) { return val_obj_of(v, &bi_te_tensor_class); }
 Operation *bi_te_op_of(Value *v) {
   if (v->kind != VAL_OBJ) return NULL;
   const ObjClass *c = v->u.obj.cls;
-  return c == &bi_te_compute_op_class || c == &bi_te_placeholder_op_class ? v->u.obj.p : NULL;
+  return c == &bi_te_compute_op_class || c == &bi_te_placeholder_op_class ||
+                 c == &bi_te_extern_op_class || c == &bi_te_scan_op_class
+             ? v->u.obj.p
+             : NULL;
 }
 
 Value *bi_te_dtype_str(DType t) {
@@ -605,7 +612,7 @@ static Value *op_repr(Interp *I, Value *self) {
   ir_print_op(&b, self->u.obj.p);
   static const char empty[] = "attrs={})";
   size_t n = strlen(sb_cstr(&b)), m = sizeof empty - 1;
-  Value *attrs = bi_te_op_of(self)->kind == OP_COMPUTE ? bi_te_op_attrs(I, self->u.obj.p) : NULL;
+  Value *attrs = bi_te_op_of(self)->kind != OP_PLACEHOLDER ? bi_te_op_attrs(I, self->u.obj.p) : NULL;
   if (attrs && dict_len(attrs) > 0 && n >= m && !strcmp(sb_cstr(&b) + n - m, empty)) {
     Value *r = val_repr(I, attrs);
     if (!r) {
@@ -670,6 +677,26 @@ static Value *placeholder_dtype(Interp *I, Value *self) {
   return bi_te_dtype_str(((Operation *)self->u.obj.p)->outputs[0]->dtype);
 }
 
+static Value *buffer_list(int n, Buffer *const *bufs) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_tir_wrap_buffer(bufs[i]));
+  return l;
+}
+
+static Value *extern_inputs(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return buffer_list(op->ninputs, op->in_buffers);
+}
+
+static Value *extern_outputs(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return buffer_list(op->noutputs, op->out_buffers);
+}
+
+static Value *extern_body(Interp *I, Value *self) {
+  return bi_tir_wrap_stmt(((Operation *)self->u.obj.p)->body_stmt);
+}
+
 /* What every operation has; each kind adds its own. */
 #define OP_PROPS                                                                                   \
   {"name", op_name, "the operation's name"},                                                       \
@@ -683,6 +710,48 @@ static const Property compute_op_props[] = {
     {"reduce_axis", compute_reduce_axis, "the reduction axes, a list of IterVar"},
     {"body", compute_body, "the expression of each output, a list of PrimExpr"},
     {"attrs", compute_attrs, "the operation's attributes, the dict te.compute was given"},
+    {0},
+};
+static const Property extern_op_props[] = {
+    OP_PROPS,
+    {"input_placeholders", extern_inputs, "the Buffer of each input, a list"},
+    {"output_placeholders", extern_outputs, "the Buffer of each output, a list"},
+    {"body", extern_body, "the statement that writes the outputs, a Stmt"},
+    {"attrs", compute_attrs, "the operation's attributes, the dict te.extern was given"},
+    {0},
+};
+static Value *scan_axis(Interp *I, Value *self) {
+  return bi_te_wrap_itervar(((Operation *)self->u.obj.p)->scan_axis);
+}
+
+static Value *scan_tensors(Tensor **ts, int n) {
+  Value *l = val_list_new(n);
+  for (int i = 0; i < n; i++) val_list_append_take(l, bi_te_wrap_tensor(ts[i]));
+  return l;
+}
+
+static Value *scan_init(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_init, op->noutputs);
+}
+
+static Value *scan_update(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_update, op->noutputs);
+}
+
+static Value *scan_state(Interp *I, Value *self) {
+  const Operation *op = self->u.obj.p;
+  return scan_tensors(op->scan_state, op->noutputs);
+}
+
+static const Property scan_op_props[] = {
+    OP_PROPS,
+    {"scan_axis", scan_axis, "the axis the steps run over, an IterVar"},
+    {"init", scan_init, "the tensor of each state's first rows, a list"},
+    {"update", scan_update, "the tensor of each state's later rows, a list"},
+    {"state_placeholder", scan_state, "the placeholder each update reads the state by, a list"},
+    {"attrs", compute_attrs, "the operation's attributes, the dict te.scan was given"},
     {0},
 };
 static const Property placeholder_op_props[] = {
@@ -730,6 +799,8 @@ const ObjClass bi_te_op_class = {
   };
 OP_KIND_CLASS(bi_te_compute_op_class, "ComputeOp", compute_op_props)
 OP_KIND_CLASS(bi_te_placeholder_op_class, "PlaceholderOp", placeholder_op_props)
+OP_KIND_CLASS(bi_te_extern_op_class, "ExternOp", extern_op_props)
+OP_KIND_CLASS(bi_te_scan_op_class, "ScanOp", scan_op_props)
 #undef OP_KIND_CLASS
 
 /* ---- CommReducer ---- */

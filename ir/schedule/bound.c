@@ -154,6 +154,8 @@ static void relax_sets(SchedBounds *b, const LStage *prod, const LStage *cons, i
     if (!need_relax(b, iv, *found, rank)) continue;
     IntSet *s = new_set(b->arena, sched_set_range(b->fold, sched_dom(b, iv)));
     ptrmap_put(relax, iv->var, s);
+    const IterVar *root = sched_scan_axis_of(b, iv); /* the updates read the scan's own axis */
+    if (root) ptrmap_put(relax, root->var, new_set(b->arena, sched_set_range(b->fold, root->dom)));
     IterVar *t = ptrmap_get(&b->bind, iv);
     if (t) ptrmap_put(relax, t->var, s);
   }
@@ -211,17 +213,25 @@ static bool add_consumer(SchedBounds *b, const LStage *prod, const LStage *cons,
 static bool infer_root_bound(SchedBounds *b, LStage *ls) {
   Arena *a = b->arena;
   const Operation *op = ls->st->op;
+  if (op->kind == OP_SCAN) {
+    sched_set_dom(b, op->scan_axis, op->scan_axis->dom);
+    return true;
+  }
+  if (sched_scan_root_bound(b, op)) return true;
   if (ls->st->is_output) {
     for (int i = 0; i < op->naxis; i++) sched_set_dom(b, op->axis[i], op->axis[i]->dom);
   } else {
     int n = op->noutputs * op->naxis;
     Region rg = {op, op->naxis, arena_alloc(a, (size_t)(n + 1) * sizeof(IntSet)),
                  arena_alloc(a, (size_t)(n + 1) * sizeof(bool))};
+    bool whole = false; /* an extern op reads its inputs whole (TVM's ExternOp) */
     for (int j = ls->index + 1; j < b->sch->nstages; j++) {
       LStage *cons = &b->ls[j];
+      if (cons->st->op->kind == OP_EXTERN && reads_op(cons, op)) whole = true;
       if (cons->st->op->kind != OP_COMPUTE || cons->st->attach == ATTACH_INLINE) continue;
       if (reads_op(cons, op) && !add_consumer(b, ls, cons, &rg)) return false;
     }
+    for (int k = 0; whole && k < n; k++) rg.seen[k] = false;
     for (int d = 0; d < op->naxis; d++) {
       IntSet u = {NULL, NULL};
       bool any = false;
@@ -278,7 +288,9 @@ static void simplify_derived(SchedBounds *b, Analyzer *an, const LStage *ls) {
 static bool infer_stages(SchedBounds *b, Analyzer *an) {
   for (int i = b->sch->nstages - 1; i >= 0; i--) {
     LStage *ls = &b->ls[i];
-    if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
+    if ((ls->st->op->kind != OP_COMPUTE && ls->st->op->kind != OP_SCAN) ||
+        ls->st->attach == ATTACH_INLINE)
+      continue;
     if (!infer_root_bound(b, ls)) return false;
     simplify_roots(b, an, ls);
     if (!sched_pass_down_domain(b, ls, an)) return false;
@@ -297,6 +309,7 @@ SchedBounds *sched_infer_bound(Schedule *s, Arena *a, Diag *d) {
   ptrmap_init(&b->var_set, a);
   ptrmap_init(&b->bind, a);
   ptrmap_init(&b->thread_stage, a);
+  ptrmap_init(&b->scan_values, a);
   if (!sched_normalize(b)) return NULL;
   Analyzer *an = arith_new(a);
   b->fold = arith_new(a);

@@ -26,13 +26,22 @@ static Expr *replace_load(IrMutator *m, Expr *e) {
 }
 
 static bool reads_any(const Operation *op, const PtrMap *vmap) {
-  for (int i = 0; op->kind == OP_COMPUTE && i < op->ninputs; i++)
+  for (int i = 0; op->kind != OP_PLACEHOLDER && i < op->ninputs; i++)
     if (ptrmap_get(vmap, op->inputs[i])) return true;
   return false;
 }
 
 Operation *sched_replace_inputs(Arena *a, Operation *op, const PtrMap *vmap) {
-  if (!reads_any(op, vmap)) return op;
+  if (!reads_any(op, vmap) || op->kind == OP_SCAN) return op;
+  if (op->kind == OP_EXTERN) { /* its buffers bind to whichever tensors it reads now */
+    Tensor **in = arena_alloc(a, (size_t)op->ninputs * sizeof *in);
+    for (int i = 0; i < op->ninputs; i++) {
+      Tensor *to = ptrmap_get(vmap, op->inputs[i]);
+      in[i] = to ? to : op->inputs[i];
+    }
+    return ir_extern_op(a, op->name, op->tag, op->ninputs, in, op->in_buffers, op->noutputs,
+                        op->out_buffers, op->body_stmt);
+  }
   Replacer r = {{a, replace_load, NULL}, vmap};
   Expr **body = arena_alloc(a, (size_t)op->noutputs * sizeof *body);
   for (int i = 0; i < op->noutputs; i++) body[i] = ir_mutate_expr(&r.m, op->body[i]);
@@ -125,7 +134,7 @@ static const char *dotted(Arena *a, const char *name, const char *scope) {
 /* ---- cache_read ---- */
 
 static bool reads(const Operation *op, const Tensor *t) {
-  for (int i = 0; op->kind == OP_COMPUTE && i < op->ninputs; i++)
+  for (int i = 0; op->kind != OP_PLACEHOLDER && i < op->ninputs; i++)
     if (op->inputs[i] == t) return true;
   return false;
 }
@@ -225,7 +234,13 @@ static Stage *writable_stage(Schedule *s, const Tensor *t) {
   if (!st)
     sched_fail(s, "cannot cache_write: tensor %s is not in the schedule", t ? t->name : "(none)");
   else if (st->op->kind != OP_COMPUTE)
-    sched_fail(s, "cannot cache_write: stage %s is a placeholder", st->op->name);
+    sched_fail(s, "cannot cache_write: stage %s is %s", st->op->name,
+               st->op->kind == OP_EXTERN ? "an extern op"
+               : st->op->kind == OP_SCAN ? "a scan"
+                                         : "a placeholder");
+  else if (sched_scan_role(s, st->op, &(int){0}, &(int){0}))
+    sched_fail(s, "not supported yet: cache_write of stage %s, the init or update of a scan",
+               st->op->name);
   else if (!unscheduled(st))
     sched_fail(s,
                "cannot cache_write: stage %s was already split, fused or reordered; call "

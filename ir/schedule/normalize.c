@@ -109,6 +109,22 @@ static void scan_reads(IrVisitor *v, const Expr *e) {
 /* Producers come first, so the bodies of inlined producers are final when a consumer is done. */
 static bool inline_bodies(SchedBounds *b, LStage *ls) {
   Operation *op = ls->st->op;
+  if (op->kind == OP_EXTERN) { /* reads its inputs whole, through buffers: none inlined */
+    ls->nreads = op->ninputs;
+    ls->reads = op->inputs;
+    for (int i = 0; i < op->ninputs; i++) {
+      LStage *p = sched_lstage(b, op->inputs[i]->op);
+      if (p && p->st->attach == ATTACH_INLINE)
+        return ir_error(b->diag, "cannot lower: stage %s is inlined, but extern op %s reads it "
+                        "through a buffer (compute it at root)", p->st->op->name, op->name);
+    }
+    return true;
+  }
+  if (op->kind == OP_SCAN) {
+    ls->nreads = op->ninputs;
+    ls->reads = op->inputs;
+    return true;
+  }
   if (op->kind != OP_COMPUTE) return true;
   Inliner in = {{b->arena, inline_expr, NULL}, b, false};
   ReadScan rs = {{scan_reads, NULL}, b->arena, ls, 0};
@@ -138,6 +154,8 @@ static bool attach_path(SchedBounds *b, LStage *ls) {
   int cap = 0;
   for (LStage *cur = ls; cur->st->attach == ATTACH_SCOPE;) {
     LStage *host = sched_lstage(b, cur->st->attach_stage->op);
+    if (host->st->op->kind == OP_SCAN && cur->attach_ivar == host->st->op->scan_init_axis)
+      break; /* a scan's init: before its loop, so outside every loop of the scan */
     if (host->st->attach == ATTACH_INLINE)
       return ir_error(b->diag, "cannot compute_at: stage %s is computed at %s, which is inlined",
                       cur->st->op->name, host->st->op->name);

@@ -54,6 +54,9 @@ static Stage *factor_stage(Schedule *s, Tensor *t, IterVar *axis) {
     sched_fail(s, "cannot rfactor: tensor %s is not in the schedule", t ? t->name : "(none)");
   else if (st->op->kind != OP_COMPUTE || !all_reductions(st->op))
     sched_fail(s, "cannot rfactor: stage %s is not a reduction", st->op->name);
+  else if (sched_scan_role(s, st->op, &(int){0}, &(int){0}))
+    sched_fail(s, "not supported yet: rfactor of stage %s, the init or update of a scan",
+               st->op->name);
   else if (!axis || !in_list(st->all_iter_vars, st->nall, axis))
     sched_fail(s, "cannot rfactor: %s is not an axis of stage %s", nm(axis), st->op->name);
   else if (!in_list(st->leaf_iter_vars, st->nleaf, axis))

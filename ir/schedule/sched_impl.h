@@ -71,6 +71,7 @@ struct SchedBounds {
   PtrMap var_set;      /* Var * -> IntSet *: every range in dom, as a set of its variable */
   PtrMap bind;         /* IterVar * -> the thread IterVar it is bound to */
   PtrMap thread_stage; /* thread IterVar * -> the LStage that first gave it a range */
+  PtrMap scan_values;  /* a scan axis's Var * -> its value in the scan's loop (scan.c) */
 };
 
 /* Fills b->ls, b->op_index and b->bind; false with b->diag set on a schedule that cannot be
@@ -146,6 +147,24 @@ Stmt *sched_substitute_values(Arena *a, Stmt *s, const PtrMap *values);
 /* The first leaf a reduce axis feeds (nleaf if none); state gets each itervar's mask, bit 1
  * from spatial axes, bit 2 from reduce axes. */
 int sched_first_reduce_loop(const LStage *ls, PtrMap *state);
+
+/* ---- scans (scan.c) ---- */
+
+/* The scan whose init (*role 1) or update (*role 2) of state *k op is; NULL if none. */
+const Operation *sched_scan_role(const Schedule *s, const Operation *op, int *role, int *k);
+/* create_schedule's placement: updates and their groups at the scan axis, inits before it. */
+void sched_attach_scans(Schedule *s);
+/* Whether consumer reads producer, directly or through other operations of s. */
+bool sched_reads_transitively(const Schedule *s, const Operation *consumer,
+                              const Operation *producer);
+/* The ranges of an init or update stage's root axes; false when op is neither. */
+bool sched_scan_root_bound(SchedBounds *b, const Operation *op);
+/* A scan stage's statements before consumer, inside the realize of its outputs. */
+Stmt *sched_scan_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer);
+/* The scan axis whose loop iv (a leaf of a scan stage) is, or NULL. */
+const IterVar *sched_scan_axis_of(const SchedBounds *b, const IterVar *iv);
+/* Inits, updates and states read and written as their scan's outputs. */
+Stmt *sched_scan_postproc(SchedBounds *b, Stmt *body);
 
 /* ---- tensorize (tensorize.c) ---- */
 

@@ -179,6 +179,9 @@ Tensor *sched_cache_write(Schedule *s, Tensor *t, const char *scope);
  * of other reduce axes) go on in `<t>.rf`, whose loops they make. */
 Tensor *sched_rfactor(Schedule *s, Tensor *t, IterVar *axis, int factor_axis);
 
+/* Whether t is the state placeholder of a scan of s: the scan's output, not an argument. */
+bool sched_is_scan_state(const Schedule *s, const Tensor *t);
+
 /* The attributes of iv in st, or NULL. */
 const IterVarAttr *sched_iter_attr(const Stage *st, const IterVar *iv);
 

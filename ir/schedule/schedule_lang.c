@@ -24,6 +24,12 @@ static void push_ptr(Arena *a, void ***items, int *n, int *cap, void *p) {
 }
 
 IterVar **sched_root_ivs(Arena *a, const Operation *op, int *n) {
+  if (op->kind == OP_SCAN) {
+    IterVar **roots = arena_alloc(a, sizeof *roots);
+    roots[0] = op->scan_axis;
+    *n = 1;
+    return roots;
+  }
   *n = op->kind == OP_COMPUTE ? op->naxis + op->nreduce : 0;
   IterVar **roots = arena_alloc(a, (size_t)(*n + 1) * sizeof *roots);
   for (int i = 0; i < *n; i++)
@@ -50,7 +56,7 @@ static Stage *new_stage(Schedule *s, Operation *op) {
   return st;
 }
 
-static int input_count(const Operation *op) { return op->kind == OP_COMPUTE ? op->ninputs : 0; }
+static int input_count(const Operation *op) { return op->kind == OP_PLACEHOLDER ? 0 : op->ninputs; }
 
 /* Post-order over the read graph from op, inputs in the order the body reads them, so that
  * producers come before consumers; an explicit stack, since graphs can be deep. */
@@ -95,6 +101,7 @@ Schedule *sched_create(Arena *a, int noutputs, Operation **outputs) {
     if (!ptrmap_get(&seen, outputs[i])) post_order(s, &seen, outputs[i], &cap);
   }
   for (int i = 0; i < s->noutputs; i++) sched_stage(s, s->outputs[i])->is_output = true;
+  sched_attach_scans(s);
   return s;
 }
 
@@ -117,6 +124,11 @@ static int find(IterVar *const *ivs, int n, const IterVar *iv) {
 /* The position of iv among st's leaves, or -1 with the error set. */
 static int leaf_pos(Stage *st, const IterVar *iv, const char *what) {
   int pos = iv ? find(st->leaf_iter_vars, st->nleaf, iv) : -1;
+  if (pos >= 0 && st->op->kind == OP_SCAN && strcmp(what, "compute_at") != 0) {
+    sched_fail(st->sched, "cannot %s: axis %s of stage %s is the scan axis, which is not "
+               "schedulable (its steps run in order)", what, nm(iv), st->op->name);
+    return -1;
+  }
   if (pos >= 0) return pos;
   if (!iv || find(st->all_iter_vars, st->nall, iv) < 0)
     sched_fail(st->sched, "cannot %s: %s is not an axis of stage %s", what, nm(iv), st->op->name);
@@ -328,8 +340,32 @@ static bool is_producer_of(const Schedule *s, const Stage *producer, const Stage
   return found;
 }
 
+bool sched_reads_transitively(const Schedule *s, const Operation *consumer,
+                              const Operation *producer) {
+  const Stage *c = sched_stage(s, consumer), *p = sched_stage(s, producer);
+  return c && p && is_producer_of(s, p, c);
+}
+
 static bool computable(Stage *st, const char *what) {
+  int role, k;
+  const Operation *sc = sched_scan_role(st->sched, st->op, &role, &k);
+  if (sc)
+    return sched_fail(st->sched, "cannot %s: stage %s is the %s of scan %s (it is computed %s)",
+                      what, st->op->name, role == 1 ? "init" : "update", sc->name,
+                      role == 1 ? "before the scan's loop" : "at each step of the scan axis");
   if (st->op->kind == OP_COMPUTE) return true;
+  if (st->op->kind == OP_SCAN && strcmp(what, "compute_root") == 0) return true;
+  if (st->op->kind == OP_SCAN && strcmp(what, "compute_at") == 0)
+    return sched_fail(st->sched, "not supported yet: compute_at of scan stage %s (a scan is "
+                      "computed at root)", st->op->name);
+  if (st->op->kind == OP_SCAN)
+    return sched_fail(st->sched, "cannot %s: stage %s is a scan", what, st->op->name);
+  if (st->op->kind == OP_EXTERN && strcmp(what, "compute_root") == 0) return true;
+  if (st->op->kind == OP_EXTERN && strcmp(what, "compute_at") == 0)
+    return sched_fail(st->sched, "not supported yet: compute_at of extern stage %s (an extern "
+                      "stage is computed at root)", st->op->name);
+  if (st->op->kind == OP_EXTERN)
+    return sched_fail(st->sched, "cannot %s: stage %s is an extern op", what, st->op->name);
   return sched_fail(st->sched, "cannot %s: stage %s is a placeholder", what, st->op->name);
 }
 
@@ -341,6 +377,9 @@ bool sched_compute_at(Stage *st, Stage *parent, IterVar *scope) {
   if (!is_producer_of(st->sched, st, parent))
     return sched_fail(st->sched, "cannot compute_at: stage %s is not a producer of %s",
                       st->op->name, parent->op->name);
+  if (parent->op->kind == OP_EXTERN)
+    return sched_fail(st->sched, "cannot compute_at: stage %s is an extern op, opaque to "
+                      "schedules: it has no loop to compute %s in", parent->op->name, st->op->name);
   if (leaf_pos(parent, scope, "compute_at") < 0) return false;
   st->attach = ATTACH_SCOPE;
   st->attach_stage = parent;

@@ -484,6 +484,46 @@ static Stmt *make_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
   return s;
 }
 
+/* ---- extern stages (TVM's ExternOp BuildProvide and BuildRealize) ---- */
+
+/* attr [[buffer(B), T]] "buffer_bind_scope" = tvm_tuple(0, shape0, ...): B stands for all of T
+ * in body (storage flattening makes it a view of T's storage). */
+static Stmt *bind_whole(Arena *a, Buffer *buf, Tensor *t, Stmt *body) {
+  Expr **tuple = arena_alloc(a, (size_t)(2 * t->ndim + 1) * sizeof *tuple);
+  for (int d = 0; d < t->ndim; d++) {
+    tuple[2 * d] = arith_const(a, t->shape[d]->dtype, 0);
+    tuple[2 * d + 1] = t->shape[d];
+  }
+  BufferBind *bb = arena_alloc(a, sizeof *bb);
+  *bb = (BufferBind){buf, t};
+  Expr *v = ir_call(a, DT_HANDLE64, "tir.tvm_tuple", CALL_PURE, 2 * t->ndim, tuple);
+  return ir_attr(a, ATTR_NODE_BUFFER_BIND, bb, "buffer_bind_scope", v, body);
+}
+
+/* The extern's statement under `attr [0] "extern_scope" = 0`, its buffers bound to its
+ * tensors, before `consumer` (may be NULL), inside a realize of each whole output. */
+static Stmt *extern_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
+  Arena *a = b->arena;
+  const Operation *op = ls->st->op;
+  Expr *zero = ir_i32(a, 0);
+  Stmt *s = ir_attr(a, ATTR_NODE_EXPR, zero, "extern_scope", zero, op->body_stmt);
+  for (int i = op->noutputs - 1; i >= 0; i--)
+    s = bind_whole(a, op->out_buffers[i], op->outputs[i], s);
+  for (int i = op->ninputs - 1; i >= 0; i--) s = bind_whole(a, op->in_buffers[i], op->inputs[i], s);
+  if (consumer) {
+    Stmt *both[2] = {s, consumer};
+    s = ir_seq(a, 2, both);
+  }
+  for (int i = 0; i < op->noutputs; i++) {
+    Tensor *t = op->outputs[i];
+    Range *bounds = arena_alloc(a, (size_t)(t->ndim + 1) * sizeof *bounds);
+    for (int d = 0; d < t->ndim; d++)
+      bounds[d] = (Range){arith_const(a, t->shape[d]->dtype, 0), t->shape[d]};
+    s = ir_realize(a, t, t->ndim, bounds, NULL, ls->scope, s);
+  }
+  return s;
+}
+
 typedef struct Injector {
   IrMutator m;
   SchedBounds *b;
@@ -536,6 +576,14 @@ static Stmt *schedule_ops(SchedBounds *b) {
     if (b->ls[i].st->op->kind == OP_COMPUTE && !check_cross_thread(b, &b->ls[i])) return NULL;
   for (int i = b->sch->nstages - 1; i >= 0; i--) {
     const LStage *ls = &b->ls[i];
+    if (ls->st->op->kind == OP_EXTERN) {
+      body = extern_pipeline(b, ls, body);
+      continue;
+    }
+    if (ls->st->op->kind == OP_SCAN) {
+      body = sched_scan_pipeline(b, ls, body);
+      continue;
+    }
     if (ls->st->op->kind != OP_COMPUTE || ls->st->attach == ATTACH_INLINE) continue;
     if (ls->st->attach == ATTACH_ROOT) {
       body = make_pipeline(b, ls, body);
@@ -554,6 +602,7 @@ static Stmt *schedule_ops(SchedBounds *b) {
   }
   if (!body) return ir_seq(a, 0, NULL);
   PostProc pp = {{a, NULL, post_stmt}, 0, 0, NULL};
+  body = sched_scan_postproc(b, body);
   return sched_restore_tensors(b->sch, a, ir_mutate_stmt(&pp.m, body));
 }
 
