@@ -1,12 +1,15 @@
 /* runtime.c: the thread pool of parallel loops (SPEC §9: sized to the machine, TES_NUM_THREADS
  * overrides). Workers start with the first parallel loop and then sleep on a condition
- * variable between loops, after spinning for a short while (spin_budget_ns) on the job count so
+ * variable between loops, after spinning for a short while (job_spin_ns) on the job count so
  * that back-to-back loops (a GEMM's packing loop and its compute loop, a timed kernel called
- * again and again) start without a wake-up; the caller spins the same way before it sleeps
- * waiting for the workers. A loop is split into at most one chunk per thread, chunks handed out
- * through an atomic counter so that a thread that is late to wake leaves its share to the
- * others; the caller works too, then waits until every worker has finished with the job, since
- * the closure lives on the caller's stack. A chunk starts only while the interrupt flag is
+ * again and again) start without a wake-up; the caller spins the same way (join_spin_ns) before
+ * it sleeps waiting for the workers. A loop is split into at most one chunk per thread, of
+ * equal size give or take an iteration; thread t (the caller is 0, the workers 1, 2, ...) runs
+ * chunk t first, so that loops over the same range (a packing loop and the loop that reads what
+ * it packed) give each thread the same part in each, and then any chunk still unclaimed, so
+ * that a thread that is late to wake leaves its share to the others; the caller works too,
+ * then waits until every worker has finished with the job, since the closure lives on the
+ * caller's stack. A chunk starts only while the interrupt flag is
  * clear, so Ctrl-C skips the rest of a loop, and the job still ends the usual way (every worker
  * reports in), which leaves the pool ready for the next. */
 #include <pthread.h>
@@ -20,24 +23,32 @@
 
 #include "jit/runtime.h"
 
+enum { RT_MAX_THREADS = 1024 };
+
 typedef struct Job {
   RtParallelBody body;
   void *closure;
-  int64_t n, chunk;
+  int64_t n;
   int nchunks;
-  atomic_int next; /* the next chunk to hand out */
-  atomic_int rc;   /* the first nonzero code */
+  atomic_int rc;                       /* the first nonzero code */
+  atomic_bool claimed[RT_MAX_THREADS]; /* chunk k has been taken by a thread */
 } Job;
 
 /* How long a worker waits for the next job, and the caller for the workers, spinning before
  * it sleeps: at most long enough to bridge the gap between two loops of one kernel and between
- * calls of a kernel in a loop (microseconds), so that an idle pool costs nothing. The budget
- * adapts: a spin that ends in sleep halves it (down to RT_SPIN_MIN_NS), one that sees its event
- * grows it back. On a machine with more runnable threads than cores a spinning thread holds
- * the core its peer needs, and every spin would run out: there the pool soon sleeps at once,
- * as it would without spinning. */
-enum { RT_SPIN_MAX_NS = 100000, RT_SPIN_MIN_NS = 1000 };
-static atomic_int spin_budget_ns = RT_SPIN_MAX_NS;
+ * calls of a kernel in a loop (microseconds), so that an idle pool costs nothing. Each of the
+ * two waits has its own budget, which adapts to the waits it sees: a spin that runs out ends
+ * in sleep, and when the event then came within RT_SPIN_MAX_NS of the start of the wait (a
+ * longer spin would have seen it, and the wake-up cost more than the wait), the budget
+ * doubles; when it came after more than RT_LONG_WAIT_NS (a spin of RT_SPIN_MAX_NS would waste
+ * a tenth of the wait or more), it halves, down to RT_SPIN_MIN_NS; between the two it stays
+ * (an uneven pair of chunks, noise). So a pool whose loops come microseconds apart soon spins
+ * through every gap again after serial work has worn its budget down, and one whose loops
+ * come seldom spins little. On a machine with more runnable threads than cores a spinning
+ * thread holds the core its peer needs, the waits grow long (time slices are milliseconds)
+ * and the budget shrinks: there the pool soon sleeps at once, as it would without spinning. */
+enum { RT_SPIN_MAX_NS = 100000, RT_SPIN_MIN_NS = 1000, RT_LONG_WAIT_NS = 1000000 };
+static atomic_int job_spin_ns = RT_SPIN_MAX_NS, join_spin_ns = RT_SPIN_MAX_NS;
 
 static struct {
   pthread_once_t once;
@@ -97,16 +108,25 @@ static int configured_threads(void) {
   if (env && *env) {
     char *end;
     long n = strtol(env, &end, 10);
-    if (!*end && n > 0 && n <= 1024) return (int)n;
+    if (!*end && n > 0 && n <= RT_MAX_THREADS) return (int)n;
   }
-  return cpu_count();
+  int n = cpu_count();
+  return n < RT_MAX_THREADS ? n : RT_MAX_THREADS;
 }
 
-static void run_chunks(Job *job) {
-  int k;
-  while ((k = atomic_fetch_add(&job->next, 1)) < job->nchunks) {
-    int64_t begin = (int64_t)k * job->chunk;
-    int64_t end = begin + job->chunk < job->n ? begin + job->chunk : job->n;
+/* Chunk k of a job: [k q + min(k, r), ...) where n = q nchunks + r, so that the first r
+ * chunks have one iteration more than the rest. */
+static int64_t chunk_begin(const Job *job, int k) {
+  int64_t q = job->n / job->nchunks, r = job->n % job->nchunks;
+  return k * q + (k < r ? k : r);
+}
+
+/* Runs chunk self first (when the job has one), then every chunk no thread has claimed yet. */
+static void run_chunks(Job *job, int self) {
+  for (int i = 0; i < job->nchunks; i++) {
+    int k = (self + i) % job->nchunks;
+    if (atomic_exchange_explicit(&job->claimed[k], true, memory_order_relaxed)) continue;
+    int64_t begin = chunk_begin(job, k), end = chunk_begin(job, k + 1);
     int32_t rc = interrupted() ? RT_ERR_INTERRUPTED : job->body(begin, end, job->closure);
     int zero = 0;
     if (rc) atomic_compare_exchange_strong(&job->rc, &zero, rc);
@@ -127,30 +147,23 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Spins for up to the budget until done(arg) holds; whether it did. The clock is read every 64
- * turns (a pause is tens of cycles), so the spin costs no system calls. */
-static bool spin_until(bool (*done)(const void *), const void *arg) {
-  int budget = atomic_load_explicit(&spin_budget_ns, memory_order_relaxed);
-  int64_t start = 0;
-  for (unsigned i = 0;; i++) {
-    if (done(arg)) {
-      if (budget < RT_SPIN_MAX_NS) {
-        int grown = budget + budget / 4 + RT_SPIN_MIN_NS;
-        atomic_store_explicit(&spin_budget_ns, grown < RT_SPIN_MAX_NS ? grown : RT_SPIN_MAX_NS,
-                              memory_order_relaxed);
-      }
-      return true;
-    }
-    if ((i & 63) == 63) {
-      int64_t t = now_ns();
-      if (!start) {
-        start = t;
-      } else if (t - start > budget) {
-        int halved = budget / 2;
-        atomic_store_explicit(&spin_budget_ns, halved > RT_SPIN_MIN_NS ? halved : RT_SPIN_MIN_NS,
-                              memory_order_relaxed);
-        return false;
-      }
+/* Waits until done(arg) holds: spins for up to *budget ns (the clock read every 64 turns, a
+ * pause being tens of cycles, so the spin costs no system calls), then sleeps on cond under
+ * pool.lock, and adapts *budget to how long the wait was (see RT_SPIN_MAX_NS). */
+static void wait_until(bool (*done)(const void *), const void *arg, atomic_int *budget,
+                       pthread_cond_t *cond) {
+  int spin = atomic_load_explicit(budget, memory_order_relaxed);
+  int64_t start = now_ns();
+  for (unsigned i = 0; !done(arg); i++) {
+    if ((i & 63) == 63 && now_ns() - start > spin) {
+      pthread_mutex_lock(&pool.lock);
+      while (!done(arg)) pthread_cond_wait(cond, &pool.lock);
+      pthread_mutex_unlock(&pool.lock);
+      int64_t waited = now_ns() - start;
+      int next = waited <= RT_SPIN_MAX_NS ? spin * 2 : waited > RT_LONG_WAIT_NS ? spin / 2 : spin;
+      next = next < RT_SPIN_MIN_NS ? RT_SPIN_MIN_NS : next > RT_SPIN_MAX_NS ? RT_SPIN_MAX_NS : next;
+      atomic_store_explicit(budget, next, memory_order_relaxed);
+      return;
     }
     cpu_relax();
   }
@@ -166,17 +179,13 @@ static bool workers_done(const void *arg) {
 }
 
 static void *worker(void *arg) {
-  (void)arg;
+  int self = (int)(intptr_t)arg;
   set_in_chunk(1);
   uint64_t seen = 0;
   for (;;) {
-    if (!spin_until(new_job, &seen)) {
-      pthread_mutex_lock(&pool.lock);
-      while (!new_job(&seen)) pthread_cond_wait(&pool.wake, &pool.lock);
-      pthread_mutex_unlock(&pool.lock);
-    }
+    wait_until(new_job, &seen, &job_spin_ns, &pool.wake);
     seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
-    run_chunks(&pool.job);
+    run_chunks(&pool.job, self);
     /* The last to finish wakes the caller if it sleeps; it checks done under the lock. */
     if (atomic_fetch_add_explicit(&pool.done, 1, memory_order_acq_rel) + 1 == pool.nworkers) {
       pthread_mutex_lock(&pool.lock);
@@ -199,7 +208,8 @@ static void start_pool(void) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &attr, worker, NULL) == 0) pool.nworkers++;
+    if (pthread_create(&t, &attr, worker, (void *)(intptr_t)(pool.nworkers + 1)) == 0)
+      pool.nworkers++;
     pthread_attr_destroy(&attr);
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -221,22 +231,18 @@ int32_t rt_parallel_for(int64_t n, RtParallelBody body, void *closure) {
   pool.job.body = body;
   pool.job.closure = closure;
   pool.job.n = n;
-  pool.job.chunk = (n + nchunks - 1) / nchunks;
-  pool.job.nchunks = (int)((n + pool.job.chunk - 1) / pool.job.chunk);
-  atomic_store(&pool.job.next, 0);
+  pool.job.nchunks = nchunks;
+  for (int k = 0; k < nchunks; k++)
+    atomic_store_explicit(&pool.job.claimed[k], false, memory_order_relaxed);
   atomic_store(&pool.job.rc, 0);
   atomic_store(&pool.done, 0);
   atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   set_in_chunk(1);
-  run_chunks(&pool.job);
+  run_chunks(&pool.job, 0);
   set_in_chunk(0);
-  if (!spin_until(workers_done, NULL)) {
-    pthread_mutex_lock(&pool.lock);
-    while (!workers_done(NULL)) pthread_cond_wait(&pool.finished, &pool.lock);
-    pthread_mutex_unlock(&pool.lock);
-  }
+  wait_until(workers_done, NULL, &join_spin_ns, &pool.finished);
   int32_t rc = atomic_load(&pool.job.rc);
   pthread_mutex_unlock(&pool.busy);
   return rc;

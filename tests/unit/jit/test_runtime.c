@@ -2,8 +2,9 @@
  * size from TES_NUM_THREADS (each setting in a child, since the size is fixed when the pool
  * first starts), every iteration run once in at most one chunk per thread, chunks on several
  * threads whose signals are blocked, the caller waiting for slow chunks, the first error code,
- * nested loops and a busy pool run by the caller alone, the interrupt flag, and loops whose
- * workers are still spinning from the last one or asleep. */
+ * nested loops and a busy pool run by the caller alone, the interrupt flag, loops whose
+ * workers are still spinning from the last one or asleep, chunks of equal size, and each
+ * thread running the same chunk in loops one after another. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -150,7 +151,7 @@ static void test_runtime_parallel_interrupt(void) {
 
 /* ---- threads ---- */
 
-enum { MAX_SEEN = 64 };
+enum { MAX_SEEN = 64, RT_MAX_TEST_THREADS = 64 };
 
 typedef struct Seen {
   pthread_mutex_t lock;
@@ -283,6 +284,70 @@ static void test_runtime_parallel_spin_and_sleep(void) {
   CHECK(alone == 0);
 }
 
+/* Chunk sizes differ by one iteration at most (7 on 3 threads: 3 2 2, not 3 3 1). */
+typedef struct Sizes {
+  atomic_int calls;
+  atomic_llong smallest, largest;
+} Sizes;
+
+static int32_t measure(int64_t begin, int64_t end, void *closure) {
+  Sizes *s = closure;
+  atomic_fetch_add(&s->calls, 1);
+  long long size = end - begin, seen;
+  while ((seen = atomic_load(&s->smallest)) > size &&
+         !atomic_compare_exchange_weak(&s->smallest, &seen, size)) {
+  }
+  while ((seen = atomic_load(&s->largest)) < size &&
+         !atomic_compare_exchange_weak(&s->largest, &seen, size)) {
+  }
+  return 0;
+}
+
+static void test_runtime_parallel_equal_chunks(void) {
+  static const int64_t sizes[] = {4, 7, 8, 11, 1000, 100003};
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+    Sizes s = {0, INT64_MAX, 0};
+    CHECK(rt_parallel_for(sizes[k], measure, &s) == 0);
+    CHECK(atomic_load(&s.calls) == rt_num_threads());
+    CHECK(atomic_load(&s.largest) - atomic_load(&s.smallest) <= 1);
+  }
+}
+
+/* Thread t runs chunk t when every thread is there to take its own: each chunk waits (5 s at
+ * most) until all of the pool's threads have entered one, so that no thread finishes its
+ * chunk and takes another's first. Loops one after another then give each thread the same
+ * chunk, the caller chunk 0. */
+typedef struct Owners {
+  int nthreads;
+  atomic_int entered;
+  pthread_t owner[RT_MAX_TEST_THREADS];
+} Owners;
+
+static int32_t own(int64_t begin, int64_t end, void *closure) {
+  Owners *o = closure;
+  (void)end;
+  o->owner[begin] = pthread_self();
+  atomic_fetch_add(&o->entered, 1);
+  for (double until = now() + 5; atomic_load(&o->entered) < o->nthreads && now() < until;)
+    sched_yield();
+  return 0;
+}
+
+static void test_runtime_parallel_owners(void) {
+  int n = rt_num_threads(), moved = 0, caller = 0;
+  CHECK(n <= RT_MAX_TEST_THREADS);
+  Owners first = {.nthreads = n};
+  CHECK(rt_parallel_for(n, own, &first) == 0);
+  for (int round = 0; round < 20; round++) {
+    Owners o = {.nthreads = n};
+    CHECK(rt_parallel_for(n, own, &o) == 0);
+    for (int i = 0; i < n; i++) moved += !pthread_equal(o.owner[i], first.owner[i]);
+    caller += !pthread_equal(o.owner[0], pthread_self());
+  }
+  CHECK(moved == 0);
+  CHECK(caller == 0);
+}
+
 int main(void) {
   test_runtime_num_threads(); /* before this process's pool starts */
   setenv("TES_NUM_THREADS", "3", 1);
@@ -297,5 +362,7 @@ int main(void) {
   test_runtime_parallel_waits();
   test_runtime_parallel_busy();
   test_runtime_parallel_spin_and_sleep();
+  test_runtime_parallel_equal_chunks();
+  test_runtime_parallel_owners();
   return finish();
 }
