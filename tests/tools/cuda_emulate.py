@@ -32,34 +32,32 @@ import sys
 import tempfile
 
 HARNESS = r'''
-#include <barrier>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <thread>
-#include <vector>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct Dim { unsigned x = 1, y = 1, z = 1; };
 static thread_local Dim threadIdx, blockIdx;
 static Dim blockDim, gridDim;
-static std::barrier<> *block_barrier;
-struct Warp { std::barrier<> *bar; unsigned long long slot[32]; unsigned mask; };
-static std::vector<Warp> warps;
+static pthread_barrier_t block_barrier;
+struct Warp { pthread_barrier_t bar; unsigned long long slot[32]; unsigned mask; };
+static Warp warps[32];
 static thread_local int lane_id, warp_id;
 
-static void __syncthreads() { block_barrier->arrive_and_wait(); }
+static void __syncthreads() { pthread_barrier_wait(&block_barrier); }
 static unsigned __activemask() { return warps[warp_id].mask; }
 static float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 
 template <class T> static T exchange(unsigned mask, T v, int src) {
   Warp &w = warps[warp_id];
   memcpy(&w.slot[lane_id], &v, sizeof v);
-  w.bar->arrive_and_wait();
+  pthread_barrier_wait(&w.bar);
   T r = (T)1e30;
   if (src >= 0 && src < 32 && (w.mask >> src & 1) && (mask >> src & 1))
     memcpy(&r, &w.slot[src], sizeof r);
-  w.bar->arrive_and_wait();
+  pthread_barrier_wait(&w.bar);
   return r;
 }
 template <class T> static T __shfl_down_sync(unsigned mask, T v, int off, int width) {
@@ -79,6 +77,23 @@ static Dim dim3(long long x, long long y, long long z) {
   return Dim{(unsigned)x, (unsigned)y, (unsigned)z};
 }
 
+template <class F> struct Thread {
+  F *kernel;
+  Dim block, bidx;
+  unsigned t;
+  static void *run(void *p) {
+    Thread *th = (Thread *)p;
+    unsigned t = th->t;
+    threadIdx = {t % th->block.x, t / th->block.x % th->block.y, t / (th->block.x * th->block.y)};
+    blockIdx = th->bidx;
+    lane_id = t % 32;
+    warp_id = t / 32;
+    (*th->kernel)();
+    return NULL;
+  }
+};
+
+/* (pthreads, not <thread> and <barrier>, whose headers took most of a compile) */
 template <class F> static void launch(Dim grid, Dim block, bool sequential, F kernel) {
   gridDim = grid;
   blockDim = block;
@@ -87,32 +102,30 @@ template <class F> static void launch(Dim grid, Dim block, bool sequential, F ke
     fprintf(stderr, "cuda_emulate: a block of %u threads\n", nthreads);
     exit(2);
   }
+  static Thread<F> ths[1024];
+  static pthread_t ids[1024];
   for (unsigned bz = 0; bz < grid.z; bz++)
     for (unsigned by = 0; by < grid.y; by++)
       for (unsigned bx = 0; bx < grid.x; bx++) {
-        auto thread = [&, bx, by, bz](unsigned t) {
-          threadIdx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
-          blockIdx = {bx, by, bz};
-          lane_id = t % 32;
-          warp_id = t / 32;
-          kernel();
-        };
+        for (unsigned t = 0; t < nthreads; t++) ths[t] = Thread<F>{&kernel, block, {bx, by, bz}, t};
         if (sequential) {
-          for (unsigned t = 0; t < nthreads; t++) thread(t);
+          for (unsigned t = 0; t < nthreads; t++) Thread<F>::run(&ths[t]);
           continue;
         }
-        std::barrier<> bar(nthreads);
-        block_barrier = &bar;
-        warps.assign(nwarps, Warp{});
+        pthread_barrier_init(&block_barrier, NULL, nthreads);
         for (unsigned w = 0; w < nwarps; w++) {
           unsigned lanes = nthreads - 32 * w < 32 ? nthreads - 32 * w : 32;
-          warps[w].bar = new std::barrier<>(lanes);
+          pthread_barrier_init(&warps[w].bar, NULL, lanes);
           warps[w].mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
         }
-        std::vector<std::thread> ts;
-        for (unsigned t = 0; t < nthreads; t++) ts.emplace_back(thread, t);
-        for (auto &th : ts) th.join();
-        for (unsigned w = 0; w < nwarps; w++) delete warps[w].bar;
+        for (unsigned t = 0; t < nthreads; t++)
+          if (pthread_create(&ids[t], NULL, Thread<F>::run, &ths[t]) != 0) {
+            fprintf(stderr, "cuda_emulate: no thread\n");
+            exit(2);
+          }
+        for (unsigned t = 0; t < nthreads; t++) pthread_join(ids[t], NULL);
+        for (unsigned w = 0; w < nwarps; w++) pthread_barrier_destroy(&warps[w].bar);
+        pthread_barrier_destroy(&block_barrier);
       }
 }
 

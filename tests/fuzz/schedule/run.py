@@ -212,8 +212,7 @@ def main():
     ap.add_argument("--triage", action="store_true",
                     help="minimise every failure and group them by the steps kept")
     ap.add_argument("--gpu", action="store_true",
-                    help="every case draws a GPU schedule too (else one in %d)" %
-                    round(1 / gen.GPU_SHARE))
+                    help="every case draws a GPU schedule too (else gen.GPU_SHARE of them)")
     a = ap.parse_args()
     if a.gpu:
         gen.GPU_SHARE = 1.0
