@@ -338,6 +338,9 @@ static int reduced_dims(Lower *L, const Expr *call, int first) {
   int mask = 0;
   for (int k = first; k < call->u.call.n; k++) {
     const Expr *v = call->u.call.args[k];
+    /* a thread index of extent 1 the simplifier replaced by 0: one thread, nothing to reduce
+     * across (as TVM's pass ignores it) */
+    if (ir_is_const_int(v, 0)) continue;
     int d = 0;
     while (d < 3 && !(v->kind == EXPR_VAR && L->dim_var[d] == v->u.var)) d++;
     if (d == 3) return -1;

@@ -277,16 +277,50 @@ static Stmt *plan(Sync *y, Stmt *s, Seen *since) {
   return ir_seq(y->ctx->arena, 2, (Stmt *[]){barrier(y->ctx->arena), out});
 }
 
-/* The host part: each kernel starts with nothing seen. */
+/* The host part: each kernel starts with nothing seen. Kernels may sit under the host's
+ * allocations of intermediate buffers, loops, conditions and lets (kernels in sequence). */
 static Stmt *host(Sync *y, Stmt *s) {
   if (!s) return s;
-  if (s->kind == STMT_ATTR && strcmp(s->u.attr.key, "thread_extent") == 0) {
-    Seen since = {0, 0};
-    return plan(y, s, &since);
+  Arena *a = y->ctx->arena;
+  switch (s->kind) {
+  case STMT_ATTR:
+    if (strcmp(s->u.attr.key, "thread_extent") == 0) {
+      Seen since = {0, 0};
+      return plan(y, s, &since);
+    }
+    return attr_body(y, s, NULL);
+  case STMT_SEQ:
+    return each_item(y, s, NULL);
+  case STMT_ALLOCATE: {
+    Stmt *body = host(y, s->u.alloc.body);
+    if (body == s->u.alloc.body) return s;
+    return ir_allocate(a, s->u.alloc.buffer_var, s->u.alloc.dtype, s->u.alloc.ndim,
+                       s->u.alloc.extents, s->u.alloc.scope, s->u.alloc.condition, body);
   }
-  if (s->kind == STMT_SEQ) return each_item(y, s, NULL);
-  if (s->kind == STMT_ATTR) return attr_body(y, s, NULL);
-  return s; /* code outside every kernel runs on the host: no threads to wait for */
+  case STMT_FOR: {
+    Stmt *body = host(y, s->u.for_.body);
+    if (body == s->u.for_.body) return s;
+    return ir_for(a, s->u.for_.var, s->u.for_.min, s->u.for_.extent, s->u.for_.fkind,
+                  s->u.for_.thread_tag, body);
+  }
+  case STMT_IF: {
+    Stmt *then = host(y, s->u.if_.then), *orelse = host(y, s->u.if_.orelse);
+    if (then == s->u.if_.then && orelse == s->u.if_.orelse) return s;
+    return ir_if(a, s->u.if_.cond, then, orelse);
+  }
+  case STMT_LET: {
+    Stmt *body = host(y, s->u.let.body);
+    if (body == s->u.let.body) return s;
+    return ir_let_stmt(a, s->u.let.var, s->u.let.value, body);
+  }
+  case STMT_ASSERT: {
+    Stmt *body = host(y, s->u.assert_.body);
+    if (body == s->u.assert_.body) return s;
+    return ir_assert(a, s->u.assert_.cond, s->u.assert_.msg, body);
+  }
+  default:
+    return s; /* code outside every kernel runs on the host: no threads to wait for */
+  }
 }
 
 Stmt *pass_thread_sync(Stmt *s, PassCtx *ctx) {

@@ -335,7 +335,7 @@ static Stmt *temp_store(Arena *a, Tensor *t, Expr *v) {
  * their loops and the stage's guards); then tvm_thread_allreduce(n, values..., cond,
  * reduce_temp..., threads...) combines the threads' values into reduce_temp, under attr
  * "reduce_scope" naming the combiner; the store of each output reads reduce_temp, guarded by
- * the store predicate. Without serial reduce loops the guards go into the values, as
+ * the store predicate (not under the where= condition). Without serial reduce loops the guards go into the values, as
  * if_then_else(guards, value, identity) (TVM reads out of bounds where a guard fails), so a
  * thread whose part is out of range contributes the identity. The guards on data axes alone also guard the store (TVM leaves
  * that to the store predicate, and writes past the output where it does not say so). */
@@ -416,8 +416,9 @@ static Stmt *cross_thread_reduction(SchedBounds *b, const LStage *ls) {
   Stmt **stores = arena_alloc(a, (size_t)n * sizeof *stores);
   for (int i = 0; i < n; i++)
     stores[i] = ir_provide(a, op->outputs[i], temp_load(a, temps[i]), op->naxis, idx);
-  Stmt *store = guarded(a, input_pred, ir_seq(a, n, stores));
-  store = guarded(a, data_pred, store);
+  /* (not under the where= condition: it is the inputs', and reads the reduce axes, which
+   * the store is outside of; a row no input passes stores the identity) */
+  Stmt *store = guarded(a, data_pred, ir_seq(a, n, stores));
   store = guarded(a, ls->st->store_predicate, store);
   Stmt *both[2] = {reduce, store};
   Stmt *body = ir_seq(a, 2, both);

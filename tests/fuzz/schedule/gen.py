@@ -990,6 +990,14 @@ class Case:
         # give what the reference gave (float16, which C has no portable type for, left out)
         if rng.random() < 0.04 and all(t.dtype != "float16" for t in _reachable(self.outs)):
             self.settings.append(("c", "gcc"))
+        # a GPU schedule too (gpu.py), built for "cuda" and run by the CUDA emulator
+        # (gpucheck.py), drawn from a generator of its own
+        self.gpu = []
+        if rng.random() < GPU_SHARE:
+            import gpu
+            if gpu.fits(self):
+                self.gpu = gpu.GpuGen(random.Random(seed * 7919 + 1), self.comp,
+                                      self.outs).generate()
 
     def args(self):
         reach = _reachable(self.outs)
@@ -1012,12 +1020,15 @@ class Case:
                 lines.append("%s = %s" % (t.lhs, t.src))
         return lines
 
-    def render(self, steps=None, settings=None, cdir=None):
+    def render(self, steps=None, settings=None, cdir=None, gsteps=None, gdir=None):
         """The case as a TES function `case_<seed>()`: raises on a mismatch. Where the
         settings hold the "c" target and cdir is given, it also saves the scheduled program's
         C source as cdir/case_<seed>.c and prints its inputs and the reference outputs as
-        `cdata SEED NAME DTYPE VALUES...` lines for run.py to check the C against."""
+        `cdata SEED NAME DTYPE VALUES...` lines for run.py to check the C against. Where the
+        case has GPU steps (gsteps) and gdir is given, it builds them for "cuda" and writes
+        what tests/tools/cuda_emulate.py reads to gdir (gpucheck.py)."""
         steps = self.steps if steps is None else steps
+        gsteps = self.gpu if gsteps is None else gsteps
         settings = self.settings if settings is None else settings
         args = self.args()
         an = ", ".join(t.name for t in args)
@@ -1064,8 +1075,26 @@ class Case:
                                  [o.name for o in self.outs], ins + wants):
                 body.append("print('cdata %d %s', %s.dtype, ' '.join(repr(v) for v in "
                             "%s.flatten().tolist()))" % (self.seed, name, arr, arr))
+        if gdir is not None and gsteps:
+            body.append("s = te.create_schedule(%s)" % ops)
+            for st in gsteps:
+                body.extend(st.src.split("\n"))
+            body.append("fg = tvm.build(s, [%s], 'cuda', name='gfun')" % an)
+            body.append("fg.imported_modules[0].save(%r)" % (gdir + "/kernel.cu"))
+            body.append("print('ghost %d begin')" % self.seed)
+            body.append("print(fg.get_source())")
+            body.append("print('ghost %d end')" % self.seed)
+            for t, arr in zip(args[:-len(self.outs)], ins):
+                body.append("np.save(%r, %s)" % ("%s/%s.npy" % (gdir, t.name), arr))
+            for o, w, g in zip(self.outs, wants, gots):
+                body.append("np.save(%r, np.full(%s.shape, 5, dtype=%s.dtype))" % (
+                    "%s/%s.npy" % (gdir, o.name), w, w))
+                body.append("np.save(%r, %s)" % ("%s/%s.expect.npy" % (gdir, o.name), w))
         return "def case_%d():\n%s\n" % (self.seed, "\n".join("    " + l for l in body))
 
+
+# The share of cases that draw a GPU schedule too (run.py --gpu: every case)
+GPU_SHARE = 0.04
 
 # Float outputs compare with a tolerance (a schedule may reorder a sum); integers exactly.
 TOLERANCE = {"float16": 2e-2, "float32": 1e-4, "float64": 1e-6}
@@ -1140,10 +1169,12 @@ _argmax = te.comm_reducer(_argmax_combine, _argmax_identity, name="argmax")
 
 
 def render_batch(cases, cdir=None):
-    """A TES program running each case and printing `case SEED ok|KIND: message`."""
+    """A TES program running each case and printing `case SEED ok|KIND: message`. A GPU
+    case writes its files to cdir/gpu_SEED (a folder run.py makes)."""
     out = [HEADER]
     for c in cases:
-        out.append(c.render(cdir=cdir))
+        out.append(c.render(cdir=cdir, gdir=None if cdir is None else
+                            "%s/gpu_%d" % (cdir, c.seed)))
     for c in cases:
         out.append("try:\n    case_%d()\n    print('case %d ok')\n"
                    "except AssertionError as e:\n    print('case %d wrong')\n"

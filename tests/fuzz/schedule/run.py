@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ccheck  # noqa: E402
 import gen  # noqa: E402
+import gpucheck  # noqa: E402
 
 
 def run_program(tes, text, timeout):
@@ -62,15 +63,25 @@ def wants_c(settings):
     return any(kind == "c" for kind, _ in settings)
 
 
+def gpu_dir(cdir, seed):
+    return os.path.join(cdir, "gpu_%d" % seed)
+
+
 def run_cases(tes, cases, timeout):
     """Runs cases in one process; reruns them one by one if it dies. {seed: (kind, msg)}.
-    A case that passed and asks for the "c" target has its C checked too (ccheck.py)."""
+    A case that passed and asks for the "c" target has its C checked too (ccheck.py), and
+    one with GPU steps its kernels, on the CUDA emulator (gpucheck.py)."""
     with tempfile.TemporaryDirectory(prefix="tes-fuzz-c-") as cdir:
+        for c in cases:
+            if c.gpu:
+                os.mkdir(gpu_dir(cdir, c.seed))
         status, out, err = run_program(tes, gen.render_batch(cases, cdir), timeout * len(cases))
         res = parse(out)
         for c in cases:
             if res.get(c.seed, ("",))[0] == "ok" and wants_c(c.settings):
                 res[c.seed] = ccheck.check(c, out, cdir, timeout)
+            if res.get(c.seed, ("",))[0] == "ok" and c.gpu:
+                res[c.seed] = gpucheck.check(c, out, gpu_dir(cdir, c.seed), timeout)
     if len(res) == len(cases):
         return res
     if len(cases) == 1:
@@ -84,52 +95,64 @@ def run_cases(tes, cases, timeout):
 
 def signature(kind, msg):
     """What a minimised case must keep failing with."""
-    if kind == "error":
-        return (kind, msg.split(":")[0])
+    if kind == "error":  # the exception and the start of its message
+        return (kind, ":".join(msg.split(":")[:2]))
     return (kind, "")
 
 
 def minimize(tes, case, timeout):
-    """Drops steps (with the steps that use what they define), then build settings, while
-    the failure stays. Returns (steps, settings, result) or (None, None, result)."""
+    """Drops steps (with the steps that use what they define), then build settings, then GPU
+    steps, while the failure stays. Returns (steps, settings, gsteps, result) or
+    (None, None, None, result)."""
     res = run_cases(tes, [case], timeout)[case.seed]
     if res[0] == "ok":
-        return None, None, res
+        return None, None, None, res
     want = signature(*res)
 
-    def fails(steps, settings):
+    def fails(steps, settings, gsteps):
         with tempfile.TemporaryDirectory(prefix="tes-fuzz-c-") as cdir:
-            text = gen.HEADER + case.render(steps, settings, cdir) + \
+            gdir = gpu_dir(cdir, case.seed) if gsteps else None
+            if gdir:
+                os.mkdir(gdir)
+            text = gen.HEADER + case.render(steps, settings, cdir, gsteps, gdir) + \
                 "case_%d()\nprint('case %d ok')\n" % (case.seed, case.seed)
             status, out, err = run_program(tes, text, timeout)
             got = ("ok", "") if status == 0 and "ok" in out else _classify(status, err)
             if got[0] == "ok" and wants_c(settings):
                 got = ccheck.check(case, out, cdir, timeout)
+            if got[0] == "ok" and gsteps:
+                got = gpucheck.check(case, out, gdir, timeout)
         return signature(*got) == want
 
-    steps = list(case.steps)
+    def drop_steps(steps, trial_of):
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(steps) - 1, -1, -1):
+                if i >= len(steps):
+                    continue
+                drop = {i}
+                names = set(steps[i].defines)
+                for j in range(i + 1, len(steps)):
+                    if steps[j].uses & names:
+                        drop.add(j)
+                        names |= steps[j].defines
+                trial = [s for k, s in enumerate(steps) if k not in drop]
+                if trial_of(trial):
+                    steps = trial
+                    changed = True
+        return steps
+
     settings = list(case.settings)
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(steps) - 1, -1, -1):
-            if i >= len(steps):
-                continue
-            drop = {i}
-            names = set(steps[i].defines)
-            for j in range(i + 1, len(steps)):
-                if steps[j].uses & names:
-                    drop.add(j)
-                    names |= steps[j].defines
-            trial = [s for k, s in enumerate(steps) if k not in drop]
-            if fails(trial, settings):
-                steps = trial
-                changed = True
+    gsteps = list(case.gpu)
+    steps = drop_steps(list(case.steps), lambda t: fails(t, settings, gsteps))
     for i in range(len(settings) - 1, -1, -1):
         trial = settings[:i] + settings[i + 1:]
-        if fails(steps, trial):
+        if fails(steps, trial, gsteps):
             settings = trial
-    return steps, settings, res
+    if gsteps:
+        gsteps = drop_steps(gsteps, lambda t: bool(t) and fails(steps, settings, t))
+    return steps, settings, gsteps, res
 
 
 def _classify(status, err):
@@ -150,7 +173,7 @@ def primitives(steps):
         for word in ("cache_read", "cache_write", "rfactor", "split", "fuse", "reorder",
                      "tile", "compute_at", "compute_inline", "vectorize", "unroll",
                      "parallel", "storage_align", "double_buffer", "compute_root",
-                     "pragma"):
+                     "pragma", "bind"):
             if "." + word + "(" in st.src and word not in seen:
                 seen.append(word)
     return seen
@@ -160,8 +183,8 @@ def triage(a, seeds):
     """Minimises each failing seed; prints one group a line: failure, primitives, seeds."""
     def one(seed):
         c = gen.Case(seed)
-        steps, settings, res = minimize(a.tes, c, a.timeout)
-        return seed, res, steps
+        steps, settings, gsteps, res = minimize(a.tes, c, a.timeout)
+        return seed, res, None if steps is None else steps + gsteps
 
     groups = {}
     with ThreadPoolExecutor(a.jobs) as ex:
@@ -188,22 +211,33 @@ def main():
     ap.add_argument("--minimize", type=int, metavar="SEED")
     ap.add_argument("--triage", action="store_true",
                     help="minimise every failure and group them by the steps kept")
+    ap.add_argument("--gpu", action="store_true",
+                    help="every case draws a GPU schedule too (else gen.GPU_SHARE of them)")
     a = ap.parse_args()
+    if a.gpu:
+        gen.GPU_SHARE = 1.0
+    why = gpucheck.missing()
+    if why is not None:
+        gen.GPU_SHARE = 0.0
+        print("schedule fuzzer: %s: GPU schedules are not drawn" % why)
 
     if a.show is not None:
         c = gen.Case(a.show)
-        print(gen.HEADER + c.render() + "case_%d()" % c.seed)
+        print(gen.HEADER + c.render(gdir="gpu_%d" % c.seed if c.gpu else None) +
+              "case_%d()" % c.seed)
         return 0
     if a.minimize is not None:
         c = gen.Case(a.minimize)
-        steps, settings, res = minimize(a.tes, c, a.timeout)
+        steps, settings, gsteps, res = minimize(a.tes, c, a.timeout)
         if steps is None:
             print("# seed %d passes" % c.seed)
             return 0
-        print("# seed %d: %s %s; %d of %d steps kept" % (c.seed, res[0], res[1], len(steps),
-                                                        len(c.steps)))
-        # (with the "c" target: saves ./case_SEED.c and prints the data ccheck.py reads)
-        print(gen.HEADER + c.render(steps, settings, "." if wants_c(settings) else None) +
+        print("# seed %d: %s %s; %d of %d steps kept, %d of %d GPU steps" % (
+            c.seed, res[0], res[1], len(steps), len(c.steps), len(gsteps), len(c.gpu)))
+        # (with the "c" target: saves ./case_SEED.c and prints the data ccheck.py reads; with
+        # GPU steps: writes what cuda_emulate.py reads to ./gpu_SEED, which must exist)
+        print(gen.HEADER + c.render(steps, settings, "." if wants_c(settings) else None,
+                                    gsteps, "gpu_%d" % c.seed if gsteps else None) +
               "case_%d()" % c.seed)
         return 1
 
