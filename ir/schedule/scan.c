@@ -143,18 +143,7 @@ Stmt *sched_scan_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
   Stmt *s = sched_merge_nest(&main, 0, ls->nleaf + 2, ir_seq(a, 0, NULL));
   s = ir_attr(a, ATTR_NODE_ITERVAR, op->scan_init_axis, "loop_scope",
               ir_varref(a, op->scan_init_axis->var), s);
-  if (consumer) {
-    Stmt *both[2] = {s, consumer};
-    s = ir_seq(a, 2, both);
-  }
-  for (int i = 0; i < op->noutputs; i++) {
-    Tensor *t = op->outputs[i];
-    Range *bounds = arena_alloc(a, (size_t)(t->ndim + 1) * sizeof *bounds);
-    for (int d = 0; d < t->ndim; d++)
-      bounds[d] = (Range){arith_const(a, t->shape[d]->dtype, 0), t->shape[d]};
-    s = ir_realize(a, t, t->ndim, bounds, NULL, ls->scope, s);
-  }
-  return s;
+  return sched_realize_whole(a, ls, s, consumer);
 }
 
 typedef struct ScanPost {

@@ -161,6 +161,9 @@ bool sched_reads_transitively(const Schedule *s, const Operation *consumer,
 bool sched_scan_root_bound(SchedBounds *b, const Operation *op);
 /* A scan stage's statements before consumer, inside the realize of its outputs. */
 Stmt *sched_scan_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer);
+/* schedule_ops.c: s, then consumer (may be NULL), inside a realize of each whole output of ls's
+ * operation in its scope: how an extern's and a scan's stages are placed. */
+Stmt *sched_realize_whole(Arena *a, const LStage *ls, Stmt *s, Stmt *consumer);
 /* The scan axis whose loop iv (a leaf of a scan stage) is, or NULL. */
 const IterVar *sched_scan_axis_of(const SchedBounds *b, const IterVar *iv);
 /* Inits, updates and states read and written as their scan's outputs. */

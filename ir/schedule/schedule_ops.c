@@ -511,6 +511,11 @@ static Stmt *extern_pipeline(SchedBounds *b, const LStage *ls, Stmt *consumer) {
   for (int i = op->noutputs - 1; i >= 0; i--)
     s = bind_whole(a, op->out_buffers[i], op->outputs[i], s);
   for (int i = op->ninputs - 1; i >= 0; i--) s = bind_whole(a, op->in_buffers[i], op->inputs[i], s);
+  return sched_realize_whole(a, ls, s, consumer);
+}
+
+Stmt *sched_realize_whole(Arena *a, const LStage *ls, Stmt *s, Stmt *consumer) {
+  const Operation *op = ls->st->op;
   if (consumer) {
     Stmt *both[2] = {s, consumer};
     s = ir_seq(a, 2, both);
