@@ -64,3 +64,11 @@ char *arena_strndup(Arena *a, const char *s, size_t n) {
   memcpy(d, s, n);
   return d;
 }
+
+char *arena_strcat(Arena *a, const char *x, const char *y) {
+  size_t n = strlen(x), k = strlen(y);
+  char *s = arena_alloc(a, n + k + 1);
+  memcpy(s, x, n);
+  memcpy(s + n, y, k + 1);
+  return s;
+}

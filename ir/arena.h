@@ -16,5 +16,6 @@ void arena_free(Arena *a);                 /* frees every block; the arena can b
 void *arena_alloc(Arena *a, size_t n);     /* zeroed, 16-byte aligned */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t n); /* grows by copying */
 char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strcat(Arena *a, const char *x, const char *y); /* x then y, one new string */
 
 #endif

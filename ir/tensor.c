@@ -163,13 +163,6 @@ Operation *ir_extern_op(Arena *a, const char *name, const char *tag, int ninputs
   return op;
 }
 
-static const char *suffixed(Arena *a, const char *name, const char *suffix) {
-  size_t n = strlen(name) + strlen(suffix) + 1;
-  char *s = arena_alloc(a, n);
-  snprintf(s, n, "%s%s", name, suffix);
-  return s;
-}
-
 Operation *ir_scan_op(Arena *a, const char *name, const char *tag, int nstate, Tensor **init,
                       Tensor **update, Tensor **state, int ninputs, Tensor **inputs) {
   TES_ASSERT(nstate >= 1, "scan %s without states", name);
@@ -185,9 +178,9 @@ Operation *ir_scan_op(Arena *a, const char *name, const char *tag, int nstate, T
   int64_t x, y;
   Expr *extent = ir_as_int(lo, &x) && ir_as_int(hi, &y) ? ir_int(a, hi->dtype, y - x)
                                                         : ir_binary(a, EXPR_SUB, hi, lo);
-  op->scan_axis = ir_itervar(a, ir_var(a, suffixed(a, op->name, ".idx"), hi->dtype),
+  op->scan_axis = ir_itervar(a, ir_var(a, arena_strcat(a, op->name, ".idx"), hi->dtype),
                              (Range){lo, extent}, ITER_DATA_PAR, NULL);
-  op->scan_init_axis = ir_itervar(a, ir_var(a, suffixed(a, op->name, ".init"), hi->dtype),
+  op->scan_init_axis = ir_itervar(a, ir_var(a, arena_strcat(a, op->name, ".init"), hi->dtype),
                                   (Range){NULL, NULL}, ITER_OPAQUE, NULL);
   op->scan_init = copy_array(a, init, nstate, sizeof *init);
   op->scan_update = copy_array(a, update, nstate, sizeof *update);

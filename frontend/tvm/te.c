@@ -457,10 +457,36 @@ static int check_reductions(Interp *I, const char *name, int n, Expr **body) {
   return 0;
 }
 
-static int attrs_arg(Interp *I, Value *v) {
-  if (!v || v->kind == VAL_NONE || v->kind == VAL_DICT) return 0;
-  interp_raise(I, EXC_TypeError, "compute: attrs must be a dict, not '%s'", val_type_name(v));
+int bi_te_op_naming(Interp *I, const char *fn, Value *v_name, const char *dflt, Value *v_tag,
+                    Value *v_attrs, const char **name, const char **tag) {
+  if (!(*name = bi_te_str_arg(I, v_name, fn, "name", dflt))) return -1;
+  if (!(*tag = bi_te_str_arg(I, v_tag, fn, "tag", ""))) return -1;
+  *tag = bi_te_scope_tag(I, *tag); /* te.tag_scope's */
+  if (!v_attrs || v_attrs->kind == VAL_NONE || v_attrs->kind == VAL_DICT) return 0;
+  interp_raise(I, EXC_TypeError, "%s: attrs must be a dict, not '%s'", fn,
+               val_type_name(v_attrs));
   return -1;
+}
+
+Tensor **bi_te_tensor_list(Interp *I, Value *v, const char *fn, const char *arg, bool one,
+                           int *n) {
+  Value **items = &v;
+  int64_t m = 1;
+  if (v->kind == VAL_TUPLE || v->kind == VAL_LIST)
+    items = v->u.list->items, m = VAL_SEQ_N(v);
+  else if (!one)
+    return BI_TE_RAISE(I, EXC_TypeError, "%s: %s must be a list of tensors, not '%s'", fn, arg,
+                       val_type_name(v));
+  if (m > 1024 || (one && m < 1))
+    return BI_TE_RAISE(I, EXC_ValueError, "%s: %s must be %s1024 tensors", fn, arg,
+                       one ? "a tensor or a list of 1 to " : "a list of at most ");
+  Tensor **ts = arena_alloc(arena(I), (size_t)(m + 1) * sizeof *ts);
+  for (int i = 0; i < m; i++)
+    if (!(ts[i] = bi_te_tensor_of(items[i])))
+      return BI_TE_RAISE(I, EXC_TypeError, "%s: %s[%d] must be a Tensor, not '%s'", fn, arg, i,
+                         val_type_name(items[i]));
+  *n = (int)m;
+  return ts;
 }
 
 /* The operation's attrs (a dict), kept by the session beside the IR, which holds no values. */
@@ -490,10 +516,9 @@ static Value *outputs_value(Operation *op) {
 static Value *fn_compute(Interp *I, Value *self, Value **a) {
   int ndim, nbody;
   Expr **shape, **body;
-  const char *name = bi_te_str_arg(I, a[2], "compute", "name", "compute");
-  const char *tag = bi_te_str_arg(I, a[3], "compute", "tag", "");
-  if (tag) tag = bi_te_scope_tag(I, tag); /* te.tag_scope's */
-  if (!name || !tag || shape_arg(I, a[0], "compute", &ndim, &shape) < 0 || attrs_arg(I, a[4]) < 0)
+  const char *name, *tag;
+  if (bi_te_op_naming(I, "compute", a[2], "compute", a[3], a[4], &name, &tag) < 0 ||
+      shape_arg(I, a[0], "compute", &ndim, &shape) < 0)
     return NULL;
   if (!val_is_callable(a[1]))
     return interp_raise(I, EXC_TypeError, "compute: fcompute must be callable, not '%s'",

@@ -110,26 +110,14 @@ static Stmt *call_fcompute(Interp *I, Value *f, int nin, Buffer **ins, int nout,
 /* te.extern(shape, inputs, fcompute, name="extern", dtype=None, in_buffers=None,
  * out_buffers=None, tag="", attrs=None) -> Tensor, or a list of Tensors for several shapes. */
 Value *bi_te_extern(Interp *I, Value *self, Value **a) {
-  const char *name = bi_te_str_arg(I, a[3], "extern", "name", "extern");
-  const char *tag = name ? bi_te_str_arg(I, a[7], "extern", "tag", "") : NULL;
-  if (!tag) return NULL;
-  tag = bi_te_scope_tag(I, tag);
-  if (a[8] && a[8]->kind != VAL_NONE && a[8]->kind != VAL_DICT)
-    return interp_raise(I, EXC_TypeError, "extern: attrs must be a dict, not '%s'",
-                        val_type_name(a[8]));
+  const char *name, *tag;
+  if (bi_te_op_naming(I, "extern", a[3], "extern", a[7], a[8], &name, &tag) < 0) return NULL;
   int nout, *ndims;
   Expr ***shapes;
   if (out_shapes(I, a[0], &nout, &ndims, &shapes) < 0) return NULL;
-  Value *iv = a[1];
-  if (iv->kind != VAL_TUPLE && iv->kind != VAL_LIST)
-    return interp_raise(I, EXC_TypeError, "extern: inputs must be a list of tensors, not '%s'",
-                        val_type_name(iv));
-  int nin = (int)VAL_SEQ_N(iv);
-  Tensor **inputs = arena_alloc(arena(I), (size_t)(nin + 1) * sizeof *inputs);
-  for (int i = 0; i < nin; i++)
-    if (!(inputs[i] = bi_te_tensor_of(VAL_SEQ_ITEM(iv, i))))
-      return interp_raise(I, EXC_TypeError, "extern: inputs[%d] must be a Tensor, not '%s'", i,
-                          val_type_name(VAL_SEQ_ITEM(iv, i)));
+  int nin;
+  Tensor **inputs = bi_te_tensor_list(I, a[1], "extern", "inputs", false, &nin);
+  if (!inputs) return NULL;
   if (!val_is_callable(a[2]))
     return interp_raise(I, EXC_TypeError, "extern: fcompute must be callable, not '%s'",
                         val_type_name(a[2]));

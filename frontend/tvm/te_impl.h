@@ -126,6 +126,14 @@ const char *bi_te_str_arg(Interp *I, Value *v, const char *fn, const char *arg, 
 /* A shape: a tuple or list of non-negative integer extents, or one extent; -1 with a
  * TypeError/ValueError naming fn. The array (ndim + 1 entries) is in the session's arena. */
 int bi_te_shape_arg(Interp *I, Value *v, const char *fn, int *ndim, Expr ***out);
+/* An operation's name (dflt where v_name is absent), tag (te.tag_scope's where absent) and attrs
+ * (absent, None or a dict), as compute, extern and scan take them; -1 with TypeError raised. */
+int bi_te_op_naming(Interp *I, const char *fn, Value *v_name, const char *dflt, Value *v_tag,
+                    Value *v_attrs, const char **name, const char **tag);
+/* A list of tensors (or, where one is true, a single tensor) as an array of *n (one entry
+ * spare); with one, at least one tensor. NULL with TypeError/ValueError naming fn and arg. */
+Tensor **bi_te_tensor_list(Interp *I, Value *v, const char *fn, const char *arg, bool one,
+                           int *n);
 /* A bool scalar expression (a condition): TypeError naming fn otherwise. */
 Expr *bi_te_cond_arg(Interp *I, Value *v, const char *fn, const char *arg);
 

@@ -6,23 +6,6 @@
 
 #include "frontend/tvm/te_impl.h"
 
-/* One Tensor or a list of them, as an array of *n tensors. */
-static Tensor **tensor_list(Interp *I, Value *v, const char *arg, int *n) {
-  Value **items = &v;
-  int64_t m = 1;
-  if (v->kind == VAL_TUPLE || v->kind == VAL_LIST) items = v->u.list->items, m = VAL_SEQ_N(v);
-  if (m < 1 || m > 1024)
-    return BI_TE_RAISE(I, EXC_ValueError, "scan: %s must be a tensor or a list of 1 to 1024 "
-                       "tensors", arg);
-  Tensor **ts = arena_alloc(arena(I), (size_t)m * sizeof *ts);
-  for (int i = 0; i < m; i++)
-    if (!(ts[i] = bi_te_tensor_of(items[i])))
-      return BI_TE_RAISE(I, EXC_TypeError, "scan: %s[%d] must be a Tensor, not '%s'", arg, i,
-                         val_type_name(items[i]));
-  *n = (int)m;
-  return ts;
-}
-
 static bool same_extent(const Expr *x, const Expr *y) {
   int64_t a, b;
   if (ir_as_int(x, &a) && ir_as_int(y, &b)) return a == b;
@@ -64,9 +47,9 @@ static int check_state(Interp *I, const Tensor *init, const Tensor *update, cons
  * Tensor, or a list of them for several states. */
 Value *bi_te_scan(Interp *I, Value *self, Value **a) {
   int ninit, nupdate, nstate, ninputs = 0;
-  Tensor **init = tensor_list(I, a[0], "init", &ninit);
-  Tensor **update = init ? tensor_list(I, a[1], "update", &nupdate) : NULL;
-  Tensor **state = update ? tensor_list(I, a[2], "state_placeholder", &nstate) : NULL;
+  Tensor **init = bi_te_tensor_list(I, a[0], "scan", "init", true, &ninit);
+  Tensor **update = init ? bi_te_tensor_list(I, a[1], "scan", "update", true, &nupdate) : NULL;
+  Tensor **state = update ? bi_te_tensor_list(I, a[2], "scan", "state_placeholder", true, &nstate) : NULL;
   if (!state) return NULL;
   if (ninit != nupdate || ninit != nstate)
     return interp_raise(I, EXC_ValueError, "scan: %d init, %d update and %d state_placeholder "
@@ -75,16 +58,11 @@ Value *bi_te_scan(Interp *I, Value *self, Value **a) {
   if (a[3] && a[3]->kind != VAL_NONE) {
     if ((a[3]->kind == VAL_TUPLE || a[3]->kind == VAL_LIST) && VAL_SEQ_N(a[3]) == 0)
       inputs = NULL;
-    else if (!(inputs = tensor_list(I, a[3], "inputs", &ninputs)))
+    else if (!(inputs = bi_te_tensor_list(I, a[3], "scan", "inputs", true, &ninputs)))
       return NULL;
   }
-  const char *name = bi_te_str_arg(I, a[4], "scan", "name", "scan");
-  const char *tag = name ? bi_te_str_arg(I, a[5], "scan", "tag", "") : NULL;
-  if (!tag) return NULL;
-  tag = bi_te_scope_tag(I, tag);
-  if (a[6] && a[6]->kind != VAL_NONE && a[6]->kind != VAL_DICT)
-    return interp_raise(I, EXC_TypeError, "scan: attrs must be a dict, not '%s'",
-                        val_type_name(a[6]));
+  const char *name, *tag;
+  if (bi_te_op_naming(I, "scan", a[4], "scan", a[5], a[6], &name, &tag) < 0) return NULL;
   for (int i = 0; i < nstate; i++) {
     if (state[i]->op->kind != OP_PLACEHOLDER)
       return interp_raise(I, EXC_ValueError, "scan: state_placeholder %s must be a "

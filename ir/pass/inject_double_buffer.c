@@ -368,14 +368,6 @@ typedef struct Injector {
 
 static Expr *cint(Arena *a, DType t, int64_t v) { return ir_int(a, t, v); }
 
-static char *suffixed(Arena *a, const char *name, const char *suffix) {
-  size_t n = strlen(name), k = strlen(suffix);
-  char *s = arena_alloc(a, n + k + 1);
-  memcpy(s, name, n);
-  memcpy(s + n, suffix, k + 1);
-  return s;
-}
-
 static Entry *fitting(Injector *in, const Var *v) {
   Entry *e = entry_of(in->es, v);
   return e && e->ok ? e : NULL;
@@ -480,7 +472,7 @@ static Stmt *split_loop(Injector *in, const Stmt *loop, Stmt *body) {
   Var *i = loop->u.for_.var;
   int64_t n = loop->u.for_.extent->u.ival, k = in->split < n ? in->split : n;
   int64_t steps = (n - 1) / k;
-  Var *o = ir_var(a, suffixed(a, i->name, ".outer"), i->dtype);
+  Var *o = ir_var(a, arena_strcat(a, i->name, ".outer"), i->dtype);
   Stmt **items = arena_alloc(a, (size_t)(k + 1) * sizeof *items);
   for (int64_t j = 0; j < k; j++) {
     Expr *v = ir_varref(a, o);

@@ -125,10 +125,7 @@ static const char *cache_scope(Schedule *s, Operation *cache, const char *what, 
 }
 
 static const char *dotted(Arena *a, const char *name, const char *scope) {
-  size_t n = strlen(name) + strlen(scope) + 2;
-  char *r = arena_alloc(a, n);
-  snprintf(r, n, "%s.%s", name, scope);
-  return r;
+  return arena_strcat(a, arena_strcat(a, name, "."), scope);
 }
 
 /* ---- cache_read ---- */

@@ -41,13 +41,6 @@ Stmt *sched_merge_nest(const Nest *n, int from, int to, Stmt *body) {
 
 /* ---- the loops of one stage (TVM's MakeLoopNest) ---- */
 
-static char *suffixed(Arena *a, const char *name, const char *suffix) {
-  size_t n = strlen(name) + strlen(suffix) + 1;
-  char *s = arena_alloc(a, n);
-  snprintf(s, n, "%s%s", name, suffix);
-  return s;
-}
-
 static Expr *as_dtype(Arena *a, Expr *e, DType t) {
   return dt_eq(e->dtype, t) ? e : ir_cast(a, t, e);
 }
@@ -58,7 +51,7 @@ static void pragmas(Nest *n, int level, IterVar *iv, const IterVarAttr *at) {
     push(n, (Wrap){.kind = WRAP_ATTR,
                    .level = level,
                    .node = iv,
-                   .key = suffixed(n->arena, "pragma_", at->pragma_keys[k]),
+                   .key = arena_strcat(n->arena, "pragma_", at->pragma_keys[k]),
                    .value = v});
   }
 }
@@ -69,7 +62,7 @@ static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at,
   Arena *a = n->arena;
   pragmas(n, level, iv, at);
   if (ir_is_const_int(dom.extent, 1)) return dom.min;
-  Var *v = init ? ir_var(a, suffixed(a, iv->var->name, ".init"), iv->var->dtype) : iv->var;
+  Var *v = init ? ir_var(a, arena_strcat(a, iv->var->name, ".init"), iv->var->dtype) : iv->var;
   ForKind k = at ? at->for_kind : FOR_SERIAL;
   if (ir_is_const_int(dom.min, 0)) {
     push(n, (Wrap){.kind = WRAP_FOR,
@@ -80,7 +73,7 @@ static Expr *serial_loop(Nest *n, int level, IterVar *iv, const IterVarAttr *at,
                    .fkind = k});
     return ir_varref(a, v);
   }
-  Var *idx = ir_var(a, suffixed(a, iv->var->name, ".idx"), iv->var->dtype);
+  Var *idx = ir_var(a, arena_strcat(a, iv->var->name, ".idx"), iv->var->dtype);
   push(n, (Wrap){.kind = WRAP_FOR,
                  .level = level,
                  .var = idx,
