@@ -64,11 +64,11 @@ static Value *op_compare(Interp *I, CmpOp op, Value *a, Value *b, bool right) {
   return val_bool((strcmp(x, y) == 0) == (op == CMP_EQ));
 }
 
-static int op_hash(Interp *I, Value *self, uint64_t *out) {
-  uint64_t h = 1469598103934665603ull;
-  for (const char *s = self->u.obj.p; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  *out = h;
-  return 0;
+static int op_hash(Interp *I, Value *self, uint64_t *out) { /* the name's, as a str hashes */
+  Value *name = val_cstr(self->u.obj.p);
+  int rc = val_hash(I, name, out);
+  val_decref(name);
+  return rc;
 }
 
 static const ObjClass op_class = {
